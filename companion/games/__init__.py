@@ -1,0 +1,1 @@
+"""Rules engines, one module or package per game."""

@@ -1,0 +1,1 @@
+"""Camera sources, GPIO and the table loop (hardware libraries imported lazily)."""

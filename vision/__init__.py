@@ -1,0 +1,1 @@
+"""OpenCV: dice, board localisation, rider tokens, synthetic table, printables."""

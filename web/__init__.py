@@ -1,0 +1,1 @@
+"""The Flask web page of the table companion."""
