@@ -1,0 +1,336 @@
+"""Synthetic dice scenes drawn with OpenCV, for training and for unit tests.
+
+A scene is a background (plain, wood grain, white tray, printed board), some
+clutter (cables, cards, a hand at the edge) and dice of random colour, size,
+rotation and view: top-down, oblique (side faces showing), touching, with
+shadows and glare. Some dice are drawn *unreadable* on purpose: cocked (resting
+on an edge, two faces equally foreshortened), heavily blurred, or with a logo
+instead of pips. Every die comes with its label: the centre of its top face,
+its value (0 for unreadable) and its size.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+# Pip positions on a unit face ([-1, 1] square), per value.
+_PIPS: dict[int, list[tuple[float, float]]] = {
+    1: [(0, 0)],
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+}
+
+# Die body colours (BGR) and pip colours that go with them.
+_BODIES: list[tuple[tuple[int, int, int], list[tuple[int, int, int]]]] = [
+    ((235, 240, 240), [(20, 20, 20), (30, 30, 170), (150, 60, 20)]),  # white
+    ((200, 225, 235), [(25, 25, 25)]),  # ivory
+    ((25, 25, 25), [(235, 235, 235), (40, 40, 200), (40, 200, 230)]),  # black
+    ((40, 40, 190), [(240, 240, 240), (20, 20, 20)]),  # red
+    ((40, 210, 230), [(20, 20, 20), (40, 40, 190)]),  # yellow
+    ((60, 150, 40), [(240, 240, 240)]),  # green
+    ((150, 70, 30), [(240, 240, 240), (40, 200, 230)]),  # blue
+    ((110, 40, 90), [(240, 240, 240)]),  # purple
+    ((30, 120, 235), [(20, 20, 20), (240, 240, 240)]),  # orange
+]
+
+
+@dataclass(frozen=True)
+class SynthDie:
+    """The label of one drawn die: top-face centre, value (0 = unreadable), face size."""
+
+    cx: float
+    cy: float
+    value: int
+    size: float
+
+
+def _rand_color(rng: np.random.Generator, lo: int = 0, hi: int = 256) -> tuple[int, int, int]:
+    c = rng.integers(lo, hi, 3)
+    return (int(c[0]), int(c[1]), int(c[2]))
+
+
+def background(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A random table surface of size ``h`` x ``w`` (BGR uint8)."""
+    kind = rng.integers(0, 5)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    if kind == 0:  # wood grain
+        base = np.array([rng.uniform(90, 200), rng.uniform(140, 220), rng.uniform(180, 240)])
+        ang = rng.uniform(0, math.pi)
+        u = xx * math.cos(ang) + yy * math.sin(ang)
+        v = -xx * math.sin(ang) + yy * math.cos(ang)
+        freq = rng.uniform(0.03, 0.15)
+        warp = 8 * np.sin(v * rng.uniform(0.005, 0.03) + rng.uniform(0, 6))
+        g = 0.5 + 0.5 * np.sin((u + warp) * freq)
+        g = g ** rng.uniform(1, 4)
+        shade = 1.0 - rng.uniform(0.05, 0.3) * g
+        img = base[None, None, :] * shade[..., None]
+    elif kind == 1:  # white / grey tray
+        v0 = rng.uniform(150, 250)
+        img = np.full((h, w, 3), v0, np.float32) + rng.normal(0, 3, (1, 1, 3))
+        grad = (xx / w - 0.5) * rng.uniform(-40, 40) + (yy / h - 0.5) * rng.uniform(-40, 40)
+        img = img + grad[..., None]
+    elif kind == 2:  # printed board: coloured shapes, lines, text
+        img = np.full((h, w, 3), _rand_color(rng, 60, 256), np.float32)
+        canvas = img.astype(np.uint8)
+        for _ in range(int(rng.integers(4, 20))):
+            col = _rand_color(rng)
+            t = rng.integers(0, 4)
+            p = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+            q = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+            if t == 0:
+                cv2.rectangle(canvas, p, q, col, -1)
+            elif t == 1:
+                cv2.line(canvas, p, q, col, int(rng.integers(1, 8)), cv2.LINE_AA)
+            elif t == 2:
+                cv2.circle(canvas, p, int(rng.integers(3, 40)), col, int(rng.choice([-1, 2])))
+            else:
+                cv2.putText(canvas, "".join(rng.choice(list("ABCDEF0123456789"), 5)), p,
+                            cv2.FONT_HERSHEY_SIMPLEX, rng.uniform(0.4, 1.5), col, 2, cv2.LINE_AA)
+        img = canvas.astype(np.float32)
+    elif kind == 3:  # felt / cloth: coloured with fine noise
+        img = np.full((h, w, 3), _rand_color(rng, 20, 200), np.float32)
+        img = img + rng.normal(0, 6, (h, w, 1)).astype(np.float32)
+    else:  # smooth gradient, any colour
+        a = np.array(_rand_color(rng, 30, 256), np.float32)
+        b = np.array(_rand_color(rng, 30, 256), np.float32)
+        t = (xx / w)[..., None]
+        img = a * (1 - t) + b * t
+    img = img + rng.normal(0, rng.uniform(1, 5), (h, w, 1)).astype(np.float32)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _clutter(rng: np.random.Generator, img: np.ndarray) -> None:
+    """Cables, cards and a hand at the edge, drawn in place."""
+    h, w = img.shape[:2]
+    for _ in range(int(rng.integers(0, 3))):
+        t = rng.integers(0, 3)
+        if t == 0:  # cable
+            pts = np.cumsum(rng.normal(0, 40, (6, 2)), axis=0) + [rng.uniform(0, w),
+                                                                   rng.uniform(0, h)]
+            col = _rand_color(rng, 0, 80)
+            cv2.polylines(img, [pts.astype(np.int32)], False, col, int(rng.integers(4, 14)),
+                          cv2.LINE_AA)
+        elif t == 1:  # card
+            c = (rng.uniform(0, w), rng.uniform(0, h))
+            box = cv2.boxPoints((c, (rng.uniform(40, 120), rng.uniform(60, 170)),
+                                 rng.uniform(0, 180)))
+            cv2.fillPoly(img, [box.astype(np.int32)], _rand_color(rng, 100, 256), cv2.LINE_AA)
+            cv2.polylines(img, [box.astype(np.int32)], True, _rand_color(rng), 2, cv2.LINE_AA)
+        else:  # hand at the edge: skin-coloured blob
+            side = rng.integers(0, 4)
+            cx = [0, w, rng.uniform(0, w), rng.uniform(0, w)][side]
+            cy = [rng.uniform(0, h), rng.uniform(0, h), 0, h][side]
+            skin = (int(rng.uniform(90, 180)), int(rng.uniform(130, 200)),
+                    int(rng.uniform(170, 240)))
+            cv2.ellipse(img, (int(cx), int(cy)), (int(rng.uniform(40, 90)),
+                        int(rng.uniform(60, 130))), rng.uniform(0, 180), 0, 360, skin, -1,
+                        cv2.LINE_AA)
+
+
+def _rounded_square(size: float, corner: float, n: int = 4) -> np.ndarray:
+    """Outline of a square of side 2 (times ``size``/2) with rounded corners."""
+    r = corner
+    pts = []
+    for cx, cy, a0 in ((1 - r, 1 - r, 0), (-1 + r, 1 - r, 90), (-1 + r, -1 + r, 180),
+                       (1 - r, -1 + r, 270)):
+        for k in range(n + 1):
+            a = math.radians(a0 + 90 * k / n)
+            pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
+    return np.array(pts, np.float32) * (size / 2)
+
+
+def _shade(col: tuple[int, int, int], f: float) -> tuple[int, int, int]:
+    return (int(min(255, col[0] * f)), int(min(255, col[1] * f)), int(min(255, col[2] * f)))
+
+
+def _draw_face(img: np.ndarray, m: np.ndarray, body: tuple[int, int, int],
+               pip: tuple[int, int, int], value: int, corner: float, pip_r: float,
+               rng: np.random.Generator, logo: bool = False, alpha: float = 1.0) -> None:
+    """Draw one face: ``m`` maps the unit face square ([-1,1]^2) to image pixels (2x3)."""
+    outline = _rounded_square(2.0, corner)
+    pts = outline @ m[:, :2].T + m[:, 2]
+    shift = 4
+    scale = 1 << shift
+    layer = img.copy() if alpha < 1.0 else img
+    cv2.fillPoly(layer, [np.round(pts * scale).astype(np.int32)], body, cv2.LINE_AA, shift)
+    sx = float(np.linalg.norm(m[:, 0]))
+    sy = float(np.linalg.norm(m[:, 1]))
+    if logo:
+        kind = rng.integers(0, 3)
+        if kind == 0:  # a star
+            star = []
+            for k in range(10):
+                rr = 0.7 if k % 2 == 0 else 0.3
+                a = math.pi * k / 5
+                star.append((rr * math.cos(a), rr * math.sin(a)))
+            sp = np.array(star, np.float32) @ m[:, :2].T + m[:, 2]
+            cv2.fillPoly(layer, [np.round(sp * scale).astype(np.int32)], pip, cv2.LINE_AA,
+                         shift)
+        elif kind == 1:  # a ring with a letter
+            c = m[:, 2]
+            cv2.ellipse(layer, (int(c[0]), int(c[1])), (max(1, int(0.6 * sx)),
+                        max(1, int(0.6 * sy))), 0, 0, 360, pip, max(1, int(0.12 * sx)),
+                        cv2.LINE_AA)
+            cv2.putText(layer, str(rng.choice(list("PKQXG"))), (int(c[0] - 0.25 * sx),
+                        int(c[1] + 0.25 * sy)), cv2.FONT_HERSHEY_SIMPLEX, 0.025 * sx, pip,
+                        max(1, int(0.08 * sx)), cv2.LINE_AA)
+        else:  # a number in digits (some dice print 1 as a logo)
+            c = m[:, 2]
+            cv2.putText(layer, str(rng.integers(1, 7)), (int(c[0] - 0.35 * sx),
+                        int(c[1] + 0.4 * sy)), cv2.FONT_HERSHEY_SIMPLEX, 0.04 * sx, pip,
+                        max(1, int(0.12 * sx)), cv2.LINE_AA)
+    elif value > 0:
+        off = 0.52
+        for px, py in _PIPS[value]:
+            c = m[:, :2] @ np.array([px * off, py * off], np.float32) + m[:, 2]
+            ax = max(0.6, pip_r * sx)
+            ay = max(0.6, pip_r * sy)
+            ang = math.degrees(math.atan2(m[1, 0], m[0, 0]))
+            cv2.ellipse(layer, (int(round(c[0] * scale)), int(round(c[1] * scale))),
+                        (int(round(ax * scale)), int(round(ay * scale))), ang, 0, 360, pip, -1,
+                        cv2.LINE_AA, shift)
+    if alpha < 1.0:
+        cv2.addWeighted(layer, alpha, img, 1 - alpha, 0, dst=img)
+
+
+def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, size: float,
+             value: int, *, angle: float | None = None, oblique: float = 0.0,
+             cocked: bool = False, logo: bool = False,
+             body: tuple[int, int, int] | None = None,
+             pip: tuple[int, int, int] | None = None, shadow: bool = True,
+             glare: bool = False, translucent: bool = False) -> SynthDie:
+    """Draw one die in place on ``img`` and return its label.
+
+    ``size`` is the side of the top face in pixels, ``value`` 1..6. ``oblique``
+    (0..1) shows the side faces as seen by a tilted camera; ``cocked`` draws a
+    die resting on an edge (unreadable); ``logo`` replaces the pips by a logo
+    (unreadable). Labels of unreadable dice have value 0.
+    """
+    if body is None or pip is None:
+        b, pips = _BODIES[int(rng.integers(0, len(_BODIES)))]
+        body = body or b
+        pip = pip or pips[int(rng.integers(0, len(pips)))]
+    if angle is None:
+        angle = float(rng.uniform(0, 360))
+    corner = float(rng.uniform(0.1, 0.35))
+    pip_r = float(rng.uniform(0.13, 0.2))
+    a = math.radians(angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], np.float32)
+    half = size / 2
+    alpha = float(rng.uniform(0.75, 0.9)) if translucent else 1.0
+    if shadow:
+        d = rng.uniform(0.05, 0.25) * size
+        sh = np.zeros(img.shape[:2], np.float32)
+        cv2.circle(sh, (int(cx + d), int(cy + d)), int(size * 0.6), 1.0, -1)
+        k = int(size * 0.4) | 1
+        sh = cv2.GaussianBlur(sh, (k, k), 0) * rng.uniform(0.2, 0.5)
+        img[:] = (img.astype(np.float32) * (1 - sh[..., None])).astype(np.uint8)
+    if cocked:
+        # Resting on an edge: two faces each foreshortened to ~cos(45 deg).
+        f = float(rng.uniform(0.55, 0.8))
+        g = math.sqrt(max(0.0, 1.0 - f * f)) * float(rng.uniform(0.85, 1.15))
+        ux = rot @ np.array([1, 0], np.float32)
+        uy = rot @ np.array([0, 1], np.float32)
+        c1 = np.array([cx, cy], np.float32) - uy * half * g
+        c2 = np.array([cx, cy], np.float32) + uy * half * f
+        m1 = np.column_stack([ux * half, uy * half * g, c1]).astype(np.float32)
+        m2 = np.column_stack([ux * half, uy * half * f, c2]).astype(np.float32)
+        v1, v2 = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        _draw_face(img, m1, _shade(body, 0.8), pip, v1, corner, pip_r, rng, alpha=alpha)
+        _draw_face(img, m2, _shade(body, 0.95), pip, v2, corner, pip_r, rng, alpha=alpha)
+        return SynthDie(cx, cy, 0, size)
+    # Oblique view: the top face is squashed along the view direction and the
+    # near side face shows below it.
+    squash = 1.0 - 0.3 * oblique
+    view = float(rng.uniform(0, 2 * math.pi)) if oblique > 0 else 0.0
+    vd = np.array([math.cos(view), math.sin(view)], np.float32)
+    vp = np.array([-vd[1], vd[0]], np.float32)
+    # Affine that squashes along vd: A = I - (1-squash) vd vd^T
+    sq = np.eye(2, dtype=np.float32) - (1 - squash) * np.outer(vd, vd)
+    top = sq @ rot * half
+    if oblique > 0:
+        depth = oblique * 0.8 * half
+        for side_dir, shade in ((vd, 0.7), (vp * np.sign(rng.uniform(-1, 1)), 0.55)):
+            # A side face: the top face's edge extruded along +vd.
+            # Choose the face axis closest to side_dir.
+            axes = [(top[:, 0], top[:, 1]), (top[:, 1], top[:, 0]),
+                    (-top[:, 0], top[:, 1]), (-top[:, 1], top[:, 0])]
+            best, other = max(axes, key=lambda e: float(np.dot(e[0], side_dir)))
+            if float(np.dot(best, vd)) <= 0:
+                continue
+            c = np.array([cx, cy], np.float32) + best + vd * depth
+            ms = np.column_stack([other, vd * depth, c]).astype(np.float32)
+            _draw_face(img, ms, _shade(body, shade), pip, int(rng.integers(1, 7)), corner,
+                       pip_r, rng, alpha=alpha)
+    m = np.column_stack([top, [cx, cy]]).astype(np.float32)
+    _draw_face(img, m, body, pip, value, corner, pip_r, rng, logo=logo, alpha=alpha)
+    if glare:
+        gl = img.copy()
+        gx = cx + rng.uniform(-0.4, 0.4) * size
+        gy = cy + rng.uniform(-0.4, 0.4) * size
+        cv2.ellipse(gl, (int(gx), int(gy)), (max(1, int(size * 0.15)), max(1, int(size * 0.06))),
+                    rng.uniform(0, 180), 0, 360, (255, 255, 255), -1, cv2.LINE_AA)
+        cv2.addWeighted(gl, 0.6, img, 0.4, 0, dst=img)
+    return SynthDie(cx, cy, 0 if logo else value, size)
+
+
+def scene(rng: np.random.Generator, h: int = 480, w: int = 640, *, n_dice: int | None = None,
+          size_range: tuple[float, float] = (16.0, 90.0), unreadable_rate: float = 0.12,
+          touching: bool | None = None) -> tuple[np.ndarray, list[SynthDie]]:
+    """A whole synthetic frame with its labels."""
+    img = background(rng, h, w)
+    _clutter(rng, img)
+    if n_dice is None:
+        n_dice = int(rng.integers(1, 9))
+    size = float(np.exp(rng.uniform(math.log(size_range[0]), math.log(size_range[1]))))
+    oblique = float(rng.uniform(0, 1)) if rng.random() < 0.5 else 0.0
+    if touching is None:
+        touching = bool(rng.random() < 0.3)
+    dice: list[SynthDie] = []
+    placed: list[tuple[float, float, float]] = []
+    for _ in range(n_dice):
+        s = size * float(rng.uniform(0.85, 1.15))
+        for _try in range(30):
+            x = float(rng.uniform(s, w - s))
+            y = float(rng.uniform(s, h - s))
+            mind = 1.05 if touching else 1.6
+            if all(math.hypot(x - px, y - py) > mind * max(s, ps) for px, py, ps in placed):
+                break
+        else:
+            continue
+        placed.append((x, y, s))
+        r = rng.random()
+        cocked = r < unreadable_rate * 0.5
+        logo = (not cocked) and r < unreadable_rate * 0.75
+        blur = (not cocked and not logo) and r < unreadable_rate
+        value = int(rng.integers(1, 7))
+        die = draw_die(img, rng, x, y, s, value, oblique=oblique * float(rng.uniform(0.7, 1.0)),
+                       cocked=cocked, logo=logo, glare=bool(rng.random() < 0.2),
+                       translucent=bool(rng.random() < 0.1))
+        if blur:
+            # Heavy motion blur over this die only: unreadable.
+            k = max(5, int(s * rng.uniform(0.5, 0.9))) | 1
+            ker = np.zeros((k, k), np.float32)
+            ker[k // 2, :] = 1.0 / k
+            rm = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
+            ker = cv2.warpAffine(ker, rm, (k, k))
+            ker /= max(1e-6, float(ker.sum()))
+            r0 = int(s * 1.3)
+            y0, y1 = max(0, int(y) - r0), min(h, int(y) + r0)
+            x0, x1 = max(0, int(x) - r0), min(w, int(x) + r0)
+            img[y0:y1, x0:x1] = cv2.filter2D(img[y0:y1, x0:x1], -1, ker)
+            die = SynthDie(die.cx, die.cy, 0, die.size)
+        dice.append(die)
+    # Camera: slight blur and noise.
+    if rng.random() < 0.5:
+        img = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(0.3, 1.0)))
+    noise = rng.normal(0, rng.uniform(0, 4), img.shape)
+    img = np.clip(img.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+    return img, dice
