@@ -1,0 +1,294 @@
+"""Train the dice reader's network and export it to ``vision/models/dice.onnx``.
+
+Needs torch (and onnx for the export) in a SEPARATE environment, never in the
+project's venv; it is not a runtime dependency::
+
+    python3 -m venv /tmp/trainvenv
+    /tmp/trainvenv/bin/pip install torch onnx opencv-python-headless numpy
+    cd <repo> && nice /tmp/trainvenv/bin/python tools/train_dice.py --minutes 25
+
+Data: the *dev* split of ``../shared/data/dice`` (``$PELOTON_DICE_DATA``; the
+held-out split is never read here) plus synthetic scenes from
+``vision.dice.synth`` (which also teach the "unreadable" class: cocked,
+blurred and logo dice). The network is a small CenterNet-style fully
+convolutional net: at stride 8 it predicts a die-centre heatmap, a sub-cell
+offset and 7 class logits (values 1..6 and "unreadable"). See docs/dice.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F  # noqa: N812
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from vision.dice import synth  # noqa: E402
+from vision.dice.data import (  # noqa: E402
+    default_data_dir,
+    label_path_for,
+    list_images,
+    list_sets,
+    read_labels,
+)
+
+STRIDE = 8
+NCLS = 7  # values 1..6 -> 0..5, unreadable -> 6
+CROP = 320
+
+
+def conv_bn(cin: int, cout: int, k: int = 3, s: int = 1, d: int = 1, groups: int = 1) -> nn.Module:
+    pad = d * (k // 2)
+    return nn.Sequential(nn.Conv2d(cin, cout, k, s, pad, dilation=d, groups=groups, bias=False),
+                         nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+def dws(cin: int, cout: int, s: int = 1, d: int = 1) -> nn.Module:
+    """Depthwise-separable 3x3 block."""
+    return nn.Sequential(conv_bn(cin, cin, 3, s, d, groups=cin), conv_bn(cin, cout, 1))
+
+
+class DiceNet(nn.Module):
+    def __init__(self, w: int = 1) -> None:
+        super().__init__()
+        c1, c2, c3, c4 = 16 * w, 32 * w, 64 * w, 128 * w
+        self.s4 = nn.Sequential(conv_bn(3, c1, 3, 2), dws(c1, c2, 2), dws(c2, c2))
+        self.s8 = nn.Sequential(dws(c2, c3, 2), dws(c3, c3), dws(c3, c3))
+        self.s16 = nn.Sequential(dws(c3, c4, 2), dws(c4, c4, d=2), dws(c4, c4, d=2), dws(c4, c4))
+        self.fuse = nn.Sequential(conv_bn(c3 + c4, 96, 1), dws(96, 96), dws(96, 96))
+        self.head = nn.Conv2d(96, 1 + 2 + NCLS, 1)
+        with torch.no_grad():
+            self.head.bias[0] = -4.0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f8 = self.s8(self.s4(x))
+        f16 = self.s16(f8)
+        up = F.interpolate(f16, scale_factor=2.0, mode="nearest")
+        return self.head(self.fuse(torch.cat([f8, up], 1)))
+
+
+# --- data ----------------------------------------------------------------------
+
+
+Sample = tuple[np.ndarray, list[tuple[float, float, int, float]]]  # img, (cx, cy, cls, size)
+
+
+def load_real(data_dir: Path) -> list[Sample]:
+    out: list[Sample] = []
+    for set_dir in list_sets(data_dir):
+        for p in list_images(set_dir, "dev"):
+            img = cv2.imread(str(p))
+            if img is None:
+                continue
+            h, w = img.shape[:2]
+            dice = []
+            for d in read_labels(label_path_for(p), w, h):
+                x0, y0, x1, y1 = d.box
+                dice.append(((x0 + x1) / 2, (y0 + y1) / 2, d.value - 1,
+                             max(x1 - x0, y1 - y0)))
+            out.append((img, dice))
+    return out
+
+
+def make_synth(n: int, seed: int) -> list[Sample]:
+    rng = np.random.default_rng(seed)
+    out: list[Sample] = []
+    for _ in range(n):
+        img, dice = synth.scene(rng, 400, 400, size_range=(14.0, 110.0))
+        out.append((img, [(d.cx, d.cy, (d.value - 1) if d.value else 6, d.size) for d in dice]))
+    return out
+
+
+def augment(sample: Sample, rng: random.Random) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                         np.ndarray, np.ndarray]:
+    img, dice = sample
+    h, w = img.shape[:2]
+    scale = math.exp(rng.uniform(math.log(0.6), math.log(1.6)))
+    ang = rng.uniform(-180, 180) if rng.random() < 0.7 else rng.choice([0, 90, 180, 270])
+    # pick a centre, biased towards a die
+    if dice and rng.random() < 0.8:
+        d = rng.choice(dice)
+        cx, cy = d[0] + rng.uniform(-120, 120) / scale, d[1] + rng.uniform(-120, 120) / scale
+    else:
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    m = cv2.getRotationMatrix2D((cx, cy), ang, scale)
+    m[0, 2] += CROP / 2 - cx
+    m[1, 2] += CROP / 2 - cy
+    flip = rng.random() < 0.5
+    if flip:
+        m[0] = -m[0]
+        m[0, 2] += CROP - 1
+    border = cv2.BORDER_REFLECT101 if rng.random() < 0.7 else cv2.BORDER_CONSTANT
+    out = cv2.warpAffine(img, m, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=border,
+                         borderValue=tuple(int(v) for v in np.random.randint(0, 255, 3)))
+    # photometric
+    f = out.astype(np.float32)
+    if rng.random() < 0.5:  # hue rotation (dice and table colours)
+        hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV)
+        hsv[..., 0] = (hsv[..., 0].astype(np.int32) + rng.randint(0, 179)) % 180
+        f = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR).astype(np.float32)
+    if rng.random() < 0.2:
+        f = cv2.cvtColor(cv2.cvtColor(f.astype(np.uint8), cv2.COLOR_BGR2GRAY),
+                         cv2.COLOR_GRAY2BGR).astype(np.float32)
+    f = f * rng.uniform(0.6, 1.4) + rng.uniform(-40, 40)
+    f = f * np.array([rng.uniform(0.85, 1.15) for _ in range(3)], np.float32)
+    if rng.random() < 0.3:
+        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.2))
+    f = f + np.random.normal(0, rng.uniform(0, 6), f.shape).astype(np.float32)
+    f = np.clip(f, 0, 255)
+    if rng.random() < 0.3:
+        q = rng.randint(40, 95)
+        ok, enc = cv2.imencode(".jpg", f.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, q])
+        f = cv2.imdecode(enc, cv2.IMREAD_COLOR).astype(np.float32)
+    # targets
+    g = CROP // STRIDE
+    heat = np.zeros((g, g), np.float32)
+    cls = np.full((g, g), -1, np.int64)
+    off = np.zeros((2, g, g), np.float32)
+    offmask = np.zeros((g, g), np.float32)
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+    for dx, dy, c, size in dice:
+        px = m[0, 0] * dx + m[0, 1] * dy + m[0, 2]
+        py = m[1, 0] * dx + m[1, 1] * dy + m[1, 2]
+        if not (0 <= px < CROP and 0 <= py < CROP):
+            continue
+        s = size * scale / STRIDE
+        gx, gy = px / STRIDE - 0.5, py / STRIDE - 0.5
+        sigma = max(0.6, 0.18 * s)
+        heat = np.maximum(heat, np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma**2)))
+        ix, iy = int(round(gx)), int(round(gy))
+        ix, iy = min(max(ix, 0), g - 1), min(max(iy, 0), g - 1)
+        heat[iy, ix] = 1.0
+        r = 1 if s > 2.5 else 0
+        for ddy in range(-r, r + 1):
+            for ddx in range(-r, r + 1):
+                jx, jy = ix + ddx, iy + ddy
+                if 0 <= jx < g and 0 <= jy < g and (ddx == 0 and ddy == 0 or cls[jy, jx] < 0):
+                    cls[jy, jx] = c
+        off[0, iy, ix] = gx - ix
+        off[1, iy, ix] = gy - iy
+        offmask[iy, ix] = 1.0
+    x = (f / 255.0).transpose(2, 0, 1).astype(np.float32)
+    return x, heat, cls, off, offmask
+
+
+def batch(samples: list[Sample], n: int, rng: random.Random) -> list[torch.Tensor]:
+    parts = [augment(rng.choice(samples), rng) for _ in range(n)]
+    return [torch.from_numpy(np.stack([p[i] for p in parts])) for i in range(5)]
+
+
+def loss_fn(out: torch.Tensor, heat: torch.Tensor, cls: torch.Tensor, off: torch.Tensor,
+            offmask: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+    p = torch.sigmoid(out[:, 0]).clamp(1e-4, 1 - 1e-4)
+    pos = (heat >= 1.0).float()
+    npos = pos.sum().clamp(min=1.0)
+    lpos = -torch.log(p) * (1 - p) ** 2 * pos
+    lneg = -torch.log(1 - p) * p**2 * (1 - heat) ** 4 * (1 - pos)
+    lh = (lpos.sum() + lneg.sum()) / npos
+    lo = (F.l1_loss(out[:, 1:3], off, reduction="none").sum(1) * offmask).sum() / npos
+    logits = out[:, 3:].permute(0, 2, 3, 1).reshape(-1, NCLS)
+    lc = F.cross_entropy(logits, cls.reshape(-1), ignore_index=-1)
+    if torch.isnan(lc):
+        lc = torch.zeros((), dtype=out.dtype)
+    total = lh + lo + lc
+    return total, {"heat": float(lh), "off": float(lo), "cls": float(lc)}
+
+
+class Export(nn.Module):
+    """Inference wrapper: sigmoid on the heatmap, softmax on the class logits."""
+
+    def __init__(self, net: nn.Module) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        o = self.net(x)
+        return torch.cat([torch.sigmoid(o[:, :1]), o[:, 1:3], torch.softmax(o[:, 3:], 1)], 1)
+
+
+def export(net: nn.Module, path: Path) -> None:
+    net.eval()
+    dummy = torch.zeros(1, 3, 480, 640)
+    torch.onnx.export(Export(net), (dummy,), str(path), input_names=["image"],
+                      output_names=["out"], opset_version=13, dynamo=False,
+                      dynamic_axes={"image": {2: "h", 3: "w"}, "out": {2: "gh", 3: "gw"}})
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=default_data_dir())
+    ap.add_argument("--out", type=Path, default=REPO / "vision" / "models" / "dice.onnx")
+    ap.add_argument("--minutes", type=float, default=25.0)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--synth", type=int, default=800, help="synthetic scenes in the pool")
+    ap.add_argument("--synth-frac", type=float, default=0.35)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--export-only", action="store_true", help="export an untrained net")
+    args = ap.parse_args()
+    torch.manual_seed(args.seed)
+    np.random.seed(args.seed)
+    rng = random.Random(args.seed)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    net = DiceNet()
+    if args.export_only:
+        export(net, args.out)
+        return 0
+    t0 = time.time()
+    real = load_real(args.data)
+    syn = make_synth(args.synth, args.seed + 1)
+    print(f"real {len(real)} images, synthetic {len(syn)}, loaded in {time.time() - t0:.0f}s",
+          flush=True)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    budget = args.minutes * 60
+    t0 = time.time()
+    step = 0
+    hist: list[dict[str, float]] = []
+    while True:
+        el = time.time() - t0
+        if el > budget:
+            break
+        frac = el / budget
+        lr = 3e-3 * (0.5 * (1 + math.cos(math.pi * frac))) if frac > 0.03 else 3e-3 * frac / 0.03
+        for gparam in opt.param_groups:
+            gparam["lr"] = max(lr, 3e-5)
+        nsyn = int(round(args.batch * args.synth_frac))
+        bs = batch(real, args.batch - nsyn, rng)
+        if nsyn:
+            bsyn = batch(syn, nsyn, rng)
+            bs = [torch.cat([a, b]) for a, b in zip(bs, bsyn, strict=True)]
+        net.train()
+        out = net(bs[0])
+        loss, parts = loss_fn(out, *bs[1:])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        hist.append(parts)
+        step += 1
+        if step % 50 == 0:
+            avg = {k: sum(h[k] for h in hist) / len(hist) for k in hist[0]}
+            hist.clear()
+            print(f"step {step} t={el:.0f}s lr={lr:.5f} " +
+                  " ".join(f"{k}={v:.4f}" for k, v in avg.items()), flush=True)
+        if step % 500 == 0:
+            export(net, args.out)
+            torch.save(net.state_dict(), args.out.with_suffix(".pt"))
+    export(net, args.out)
+    torch.save(net.state_dict(), args.out.with_suffix(".pt"))
+    print(f"exported {args.out} after {step} steps", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

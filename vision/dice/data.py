@@ -1,0 +1,92 @@
+"""The labelled dice photographs: where they are, how they are split, how labels read.
+
+Layout of a data directory (as ``../shared/data/dice``): ``SET/images/NAME.jpg``
+with ``SET/labels/NAME.txt`` beside it, one YOLO line per die: ``class cx cy w h``
+normalised to the image size, class k meaning face value k+1.
+
+The split is fixed by a hash of ``SET/NAME``: about a quarter of the images are
+*held out* and never used for training or tuning; the rest are *dev*.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+SPLITS = ("heldout", "dev", "all")
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    """One labelled die: its value 1..6 and its box (x0, y0, x1, y1) in pixels."""
+
+    value: int
+    box: tuple[float, float, float, float]
+
+    def contains(self, x: float, y: float) -> bool:
+        """True if the point (x, y) lies inside the box (edges included)."""
+        x0, y0, x1, y1 = self.box
+        return x0 <= x <= x1 and y0 <= y <= y1
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """Centre of the box."""
+        x0, y0, x1, y1 = self.box
+        return ((x0 + x1) / 2, (y0 + y1) / 2)
+
+
+def default_data_dir() -> Path:
+    """``$PELOTON_DICE_DATA`` or ``<repo>/../shared/data/dice``."""
+    env = os.environ.get("PELOTON_DICE_DATA")
+    if env:
+        return Path(env)
+    repo = Path(__file__).resolve().parents[2]
+    return repo.parent / "shared" / "data" / "dice"
+
+
+def split_of(set_name: str, image_name: str) -> str:
+    """``"heldout"`` for about 25% of the images (by hash of SET/STEM), else ``"dev"``."""
+    key = f"{set_name}/{Path(image_name).stem}".encode()
+    return "heldout" if hashlib.sha1(key).digest()[0] % 4 == 0 else "dev"
+
+
+def list_sets(data_dir: Path) -> list[Path]:
+    """The set directories under ``data_dir`` (those with an ``images`` folder), sorted."""
+    if not data_dir.is_dir():
+        return []
+    return sorted(p for p in data_dir.iterdir() if (p / "images").is_dir())
+
+
+def list_images(set_dir: Path, split: str = "all") -> list[Path]:
+    """The images of one set in ``split`` (``heldout``, ``dev`` or ``all``), sorted."""
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; use one of {', '.join(SPLITS)}")
+    exts = {".jpg", ".jpeg", ".png", ".bmp"}
+    imgs = sorted(p for p in (set_dir / "images").iterdir() if p.suffix.lower() in exts)
+    if split == "all":
+        return imgs
+    return [p for p in imgs if split_of(set_dir.name, p.name) == split]
+
+
+def read_labels(label_path: Path, width: int, height: int) -> list[LabelledDie]:
+    """Parse a YOLO label file into dice with pixel boxes; a missing file means no dice."""
+    dice: list[LabelledDie] = []
+    if not label_path.exists():
+        return dice
+    for line in label_path.read_text().splitlines():
+        parts = line.split()
+        if len(parts) < 5:
+            continue
+        cls = int(float(parts[0]))
+        cx, cy, w, h = (float(v) for v in parts[1:5])
+        box = ((cx - w / 2) * width, (cy - h / 2) * height,
+               (cx + w / 2) * width, (cy + h / 2) * height)
+        dice.append(LabelledDie(cls + 1, box))
+    return dice
+
+
+def label_path_for(image_path: Path) -> Path:
+    """``SET/labels/NAME.txt`` for ``SET/images/NAME.jpg``."""
+    return image_path.parent.parent / "labels" / (image_path.stem + ".txt")
