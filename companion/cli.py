@@ -31,14 +31,44 @@ def _add_rules_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_vision_commands(sub: argparse._SubParsersAction) -> None:
-    pass
+    dice = sub.add_parser("dice", help="read the dice in images (top faces; null = unclear)")
+    dice.add_argument("images", nargs="+", metavar="IMAGE")
+    dice.add_argument("--json", action="store_true", help="one JSON object per line and image")
+    dice.set_defaults(handler=_run_dice)
+
+
+def _run_dice(args: argparse.Namespace) -> int:
+    from vision.dice.run import dice_command
+
+    try:
+        return dice_command(args.images, sys.stdout, as_json=args.json)
+    except FileNotFoundError as exc:
+        raise CliError(str(exc)) from exc
 
 
 # --- benchmarks --------------------------------------------------------------
 
 
 def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
-    pass
+    dice = bench_sub.add_parser("dice", help="dice reader accuracy and speed on labelled sets")
+    dice.add_argument("--data", default=None, help="dir of SET/images + SET/labels "
+                      "(default: ../shared/data/dice or $PELOTON_DICE_DATA)")
+    dice.add_argument("--split", choices=["heldout", "dev", "all"], default="heldout")
+    dice.add_argument("--json", action="store_true", help="one JSON object per set")
+    dice.set_defaults(handler=_run_bench_dice)
+
+
+def _run_bench_dice(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vision.dice.data import default_data_dir
+    from vision.dice.run import bench_command
+
+    data = Path(args.data) if args.data else default_data_dir()
+    try:
+        return bench_command(data, args.split, sys.stdout, as_json=args.json)
+    except (ValueError, FileNotFoundError) as exc:
+        raise CliError(str(exc)) from exc
 
 
 # --- entry point ---------------------------------------------------------------

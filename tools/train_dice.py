@@ -36,6 +36,7 @@ sys.path.insert(0, str(REPO))
 from vision.dice import synth  # noqa: E402
 from vision.dice.data import (  # noqa: E402
     default_data_dir,
+    is_val,
     label_path_for,
     list_images,
     list_sets,
@@ -83,10 +84,12 @@ class DiceNet(nn.Module):
 Sample = tuple[np.ndarray, list[tuple[float, float, int, float]]]  # img, (cx, cy, cls, size)
 
 
-def load_real(data_dir: Path) -> list[Sample]:
+def load_real(data_dir: Path, keep_val: bool) -> list[Sample]:
     out: list[Sample] = []
     for set_dir in list_sets(data_dir):
         for p in list_images(set_dir, "dev"):
+            if keep_val and is_val(set_dir.name, p.name):
+                continue
             img = cv2.imread(str(p))
             if img is None:
                 continue
@@ -234,6 +237,8 @@ def main() -> int:
     ap.add_argument("--synth-frac", type=float, default=0.35)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--val", action="store_true",
+                    help="keep the val part of dev out of training (for tuning thresholds)")
     ap.add_argument("--export-only", action="store_true", help="export an untrained net")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
@@ -246,7 +251,7 @@ def main() -> int:
         export(net, args.out)
         return 0
     t0 = time.time()
-    real = load_real(args.data)
+    real = load_real(args.data, args.val)
     syn = make_synth(args.synth, args.seed + 1)
     print(f"real {len(real)} images, synthetic {len(syn)}, loaded in {time.time() - t0:.0f}s",
           flush=True)

@@ -52,6 +52,14 @@ def split_of(set_name: str, image_name: str) -> str:
     return "heldout" if hashlib.sha1(key).digest()[0] % 4 == 0 else "dev"
 
 
+def is_val(set_name: str, image_name: str) -> bool:
+    """True for about 1 in 6 *dev* images: the tuning part of dev, kept out of training
+    when the trainer is run with ``--val``. Never true for held-out images."""
+    key = f"{set_name}/{Path(image_name).stem}".encode()
+    digest = hashlib.sha1(key).digest()
+    return digest[0] % 4 != 0 and digest[1] % 6 == 0
+
+
 def list_sets(data_dir: Path) -> list[Path]:
     """The set directories under ``data_dir`` (those with an ``images`` folder), sorted."""
     if not data_dir.is_dir():

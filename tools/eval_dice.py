@@ -1,0 +1,88 @@
+"""Sweep the dice reader's thresholds on a split of the labelled photos (for tuning).
+
+Tune only on ``--split val`` (the part of dev kept out of training with
+``train_dice.py --val``); the held-out split is for the final report only::
+
+    .venv/bin/python tools/eval_dice.py --model /tmp/run/dice.onnx --split val
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from vision.dice.data import (  # noqa: E402
+    default_data_dir,
+    is_val,
+    label_path_for,
+    list_images,
+    list_sets,
+    read_labels,
+)
+from vision.dice.reader import DiceReader, DieReading  # noqa: E402
+from vision.dice.run import match  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", type=Path, default=None)
+    ap.add_argument("--data", type=Path, default=default_data_dir())
+    ap.add_argument("--split", choices=["val", "dev", "heldout", "all"], default="val")
+    ap.add_argument("--det", type=float, nargs="*", default=[0.25, 0.3, 0.35, 0.4, 0.5])
+    ap.add_argument("--val-thr", type=float, nargs="*", default=[0.5, 0.7, 0.8, 0.85, 0.9, 0.95])
+    ap.add_argument("--show-errors", action="store_true")
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    reader = DiceReader(args.model)
+    cache: list[tuple[str, str, np.ndarray, float, int, int, list]] = []
+    for set_dir in list_sets(args.data):
+        split = "dev" if args.split == "val" else args.split
+        for p in list_images(set_dir, split):
+            if args.split == "val" and not is_val(set_dir.name, p.name):
+                continue
+            img = cv2.imread(str(p))
+            h, w = img.shape[:2]
+            scale = min(1.0, reader.work_side / max(h, w))
+            if scale < 1.0:
+                img = cv2.resize(img, (round(w * scale), round(h * scale)),
+                                 interpolation=cv2.INTER_AREA)
+            out = reader._forward(img)
+            truth = read_labels(label_path_for(p), w, h)
+            cache.append((set_dir.name, p.name, out, scale, img.shape[1], img.shape[0], truth))
+    print(f"{len(cache)} images")
+    for det in args.det:
+        for vt in args.val_thr:
+            reader.det_threshold = det
+            reader.value_threshold = vt
+            tot: dict[str, list[int]] = {}
+            for set_name, name, out, scale, w, h, truth in cache:
+                seen = [DieReading(v, (cx / scale, cy / scale), c)
+                        for v, cx, cy, c in reader._decode(out, w, h)]
+                r, wr, un, mi, fa = match(truth, seen)
+                exact = int(r == len(truth) and fa == 0 and len(seen) == len(truth))
+                t = tot.setdefault(set_name, [0] * 7)
+                for i, v in enumerate((len(truth), r, wr, un, mi, fa, exact)):
+                    t[i] += v
+                t.append(0)
+                if args.show_errors and (wr or mi or fa) and det == args.det[0] and \
+                        vt == args.val_thr[0]:
+                    print("  err", set_name, name, "right", r, "wrong", wr, "unread", un,
+                          "missed", mi, "false", fa)
+            for set_name, t in sorted(tot.items()):
+                n, r, wr, un, mi, fa, ex = t[:7]
+                imgs = sum(1 for c in cache if c[0] == set_name)
+                print(f"det {det:.2f} val {vt:.2f} {set_name:11s} dice {n} right "
+                      f"{100 * r / n:5.1f}% wrong {100 * wr / n:4.1f}% unread {un} missed {mi} "
+                      f"false {fa} exact {100 * ex / imgs:5.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,216 @@
+"""The work behind ``companion dice`` and ``companion bench dice``.
+
+``companion dice [--json] IMAGE...`` reads each image (EXIF orientation applied,
+as ``cv2.imread`` does) and prints one line per image, in order. With
+``--json`` the line is ``{"image": path, "dice": [{"value": 1-6 or null,
+"center": [x, y], "confidence": c}], "ms": t}``; an image that cannot be read
+gets ``{"image": path, "error": "...", "dice": [], "ms": t}`` and the command
+exits non-zero at the end, after all other images.
+
+``companion bench dice --data DIR [--split heldout|dev|all]`` scores the reader
+on every labelled set under DIR (see :mod:`vision.dice.data`).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+import cv2
+import numpy as np
+
+from vision.dice.data import (
+    LabelledDie,
+    label_path_for,
+    list_images,
+    list_sets,
+    read_labels,
+)
+from vision.dice.reader import DiceReader, DieReading, default_reader
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Load an image as BGR with its EXIF orientation applied; ``ValueError`` if it can't be."""
+    p = Path(path)
+    if not p.exists():
+        raise ValueError("no such file")
+    if p.is_dir():
+        raise ValueError("is a directory")
+    if p.stat().st_size == 0:
+        raise ValueError("empty file")
+    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    if img is None or img.size == 0:
+        raise ValueError("not a readable image")
+    return img
+
+
+def reading_dict(d: DieReading) -> dict[str, object]:
+    """A die as the JSON contract wants it."""
+    return {"value": d.value, "center": [round(d.center[0], 1), round(d.center[1], 1)],
+            "confidence": round(min(1.0, max(0.0, d.confidence)), 3)}
+
+
+def _human(path: str, dice: list[DieReading], ms: float) -> str:
+    if not dice:
+        return f"{path}: no dice ({ms:.1f} ms)"
+    parts = [f"{d.value if d.value is not None else '?'} at ({d.center[0]:.0f}, "
+             f"{d.center[1]:.0f})" for d in dice]
+    unclear = sum(1 for d in dice if d.value is None)
+    note = f"; {unclear} unclear, roll again" if unclear else ""
+    return f"{path}: {len(dice)} dice: " + ", ".join(parts) + f"{note} ({ms:.1f} ms)"
+
+
+def dice_command(paths: Sequence[str], out: TextIO, *, as_json: bool = True,
+                 reader: DiceReader | None = None) -> int:
+    """Read each image and print one line per image; returns the exit status (1 if any failed)."""
+    rd = reader or default_reader()
+    status = 0
+    for path in paths:
+        t0 = time.perf_counter()
+        try:
+            img = load_image(path)
+            dice = rd.read(img)
+            error = None
+        except (ValueError, cv2.error) as exc:
+            dice, error = [], str(exc)
+            status = 1
+        ms = round((time.perf_counter() - t0) * 1000, 1)
+        if as_json:
+            rec: dict[str, object] = {"image": path}
+            if error is not None:
+                rec["error"] = error
+            rec["dice"] = [reading_dict(d) for d in dice]
+            rec["ms"] = ms
+            out.write(json.dumps(rec) + "\n")
+        elif error is not None:
+            out.write(f"{path}: error: {error}\n")
+        else:
+            out.write(_human(path, dice, ms) + "\n")
+        out.flush()
+    return status
+
+
+# --- benchmark -----------------------------------------------------------------
+
+
+@dataclass
+class SetScore:
+    """Counts for one labelled set."""
+
+    name: str
+    images: int = 0
+    dice: int = 0
+    found: int = 0
+    right: int = 0
+    wrong: int = 0
+    unread: int = 0
+    missed: int = 0
+    false: int = 0
+    exact: int = 0
+    ms: list[float] = field(default_factory=list)
+
+    def add(self, other: SetScore) -> None:
+        """Add another set's counts to this one."""
+        for k in ("images", "dice", "found", "right", "wrong", "unread", "missed", "false",
+                  "exact"):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.ms.extend(other.ms)
+
+    def line(self) -> str:
+        """One human-readable summary line."""
+        def pct(a: int, b: int) -> str:
+            return f"{100.0 * a / b:.1f}%" if b else "-"
+        med = statistics.median(self.ms) if self.ms else 0.0
+        return (f"{self.name}: images {self.images}, dice {self.dice}, found {self.found}, "
+                f"right {self.right} ({pct(self.right, self.dice)}), "
+                f"wrong {self.wrong} ({pct(self.wrong, self.dice)}), "
+                f"unread {self.unread}, missed {self.missed}, false {self.false}, "
+                f"images exactly right {self.exact} ({pct(self.exact, self.images)}), "
+                f"median {med:.1f} ms/image")
+
+    def as_dict(self) -> dict[str, object]:
+        """The counts and rates as a JSON-able dict."""
+        d = {k: getattr(self, k) for k in ("name", "images", "dice", "found", "right", "wrong",
+                                           "unread", "missed", "false", "exact")}
+        d["ms_median"] = round(statistics.median(self.ms), 2) if self.ms else 0.0
+        return d
+
+
+def match(truth: list[LabelledDie], seen: list[DieReading]) -> tuple[int, int, int, int, int]:
+    """Match readings to labelled dice: (right, wrong, unread, missed, false).
+
+    A reading matches a labelled die when its centre lies inside the die's box;
+    each die and each reading is used at most once (closest centres first).
+    """
+    pairs = []
+    for i, t in enumerate(truth):
+        tcx, tcy = t.center
+        for j, s in enumerate(seen):
+            if t.contains(*s.center):
+                pairs.append(((s.center[0] - tcx) ** 2 + (s.center[1] - tcy) ** 2, i, j))
+    pairs.sort()
+    used_t: set[int] = set()
+    used_s: set[int] = set()
+    right = wrong = unread = 0
+    for _, i, j in pairs:
+        if i in used_t or j in used_s:
+            continue
+        used_t.add(i)
+        used_s.add(j)
+        v = seen[j].value
+        if v is None:
+            unread += 1
+        elif v == truth[i].value:
+            right += 1
+        else:
+            wrong += 1
+    return right, wrong, unread, len(truth) - len(used_t), len(seen) - len(used_s)
+
+
+def bench_set(set_dir: Path, split: str, reader: DiceReader) -> SetScore:
+    """Score ``reader`` on the images of one set in ``split``."""
+    score = SetScore(set_dir.name)
+    for p in list_images(set_dir, split):
+        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        t0 = time.perf_counter()
+        seen = reader.read(img)
+        score.ms.append((time.perf_counter() - t0) * 1000)
+        truth = read_labels(label_path_for(p), img.shape[1], img.shape[0])
+        right, wrong, unread, missed, false = match(truth, seen)
+        score.images += 1
+        score.dice += len(truth)
+        score.found += right + wrong + unread
+        score.right += right
+        score.wrong += wrong
+        score.unread += unread
+        score.missed += missed
+        score.false += false
+        score.exact += int(right == len(truth) and false == 0 and len(seen) == len(truth))
+    return score
+
+
+def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = False,
+                  reader: DiceReader | None = None) -> int:
+    """Print one line per set (and a total) of the reader's scores on ``data_dir``."""
+    cv2.setNumThreads(1)
+    sets = list_sets(data_dir)
+    if not sets:
+        raise ValueError(f"no dice sets (SET/images/*.jpg) under {data_dir}")
+    rd = reader or default_reader()
+    # Warm up (first inference allocates).
+    rd.read(np.zeros((480, 640, 3), np.uint8))
+    total = SetScore(f"total ({split})")
+    for s in sets:
+        sc = bench_set(s, split, rd)
+        sc.name = f"{s.name} ({split})"
+        total.add(sc)
+        out.write((json.dumps(sc.as_dict()) if as_json else sc.line()) + "\n")
+    out.write((json.dumps(total.as_dict()) if as_json else total.line()) + "\n")
+    return 0
