@@ -132,18 +132,21 @@ class CourseMap:
 
     def __post_init__(self) -> None:
         board, course = self.board, self.course
-        dots = board.start_spaces(course.start)
-        if not dots:
+        entries = [s.id for s in board.start_spaces(course.start)]
+        if not entries and board.starts():
             raise CourseError(
                 f"course {course.name!r}: board {board.name!r} has no start {course.start!r}"
             )
+        if not entries:
+            # A board without start dots (a test position): the road begins where nothing leads in.
+            targets = {t for s in board.spaces.values() for _, t in s.successors()}
+            entries = sorted(s for s in board.spaces if s not in targets)
         known = set(board.lines())
         for line in course.route:
             if line not in known:
                 raise CourseError(
                     f"course {course.name!r}: board {board.name!r} has no finish line {line!r}"
                 )
-        entries = [s.id for s in dots]
         self.leg_spaces = []
         self._dist = []
         for k in range(len(course.route) + 1):
