@@ -24,7 +24,83 @@ class CliError(Exception):
 
 
 def _add_rules_commands(sub: argparse._SubParsersAction) -> None:
-    pass
+    _add_record_commands(sub)
+
+
+def _add_record_commands(sub: argparse._SubParsersAction) -> None:
+    replay = sub.add_parser(
+        "replay", help="check a game record: a verdict per event, then the score sheet"
+    )
+    replay.add_argument("record", metavar="RECORD", help="a game record (JSON Lines)")
+    replay.add_argument("--json", action="store_true", help="one JSON object per line")
+    replay.set_defaults(handler=_run_replay)
+    sheet = sub.add_parser("sheet", help="the score sheet of a game record (JSON, CSV, HTML, PDF)")
+    sheet.add_argument("record", metavar="RECORD")
+    sheet.add_argument("--format", choices=["json", "csv", "html", "pdf"], default="json")
+    sheet.add_argument("--out", metavar="FILE", help="write to FILE (required for pdf)")
+    sheet.set_defaults(handler=_run_sheet)
+
+
+def _replayed(path: str) -> tuple[object, list[dict[str, object]]]:
+    from pathlib import Path
+
+    from companion.record import RecordError, read_record_lenient, replay, start_race
+
+    try:
+        entries = read_record_lenient(path)
+        race = start_race(entries, Path(path).parent)
+    except RecordError as exc:
+        raise CliError(str(exc)) from exc
+    return race, list(replay(entries, race))
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    import json
+
+    from companion.games.reifenbreite.result import race_sheet
+    from companion.sheet import sheet_to_json
+
+    race, verdicts = _replayed(args.record)
+    for v in verdicts:
+        if args.json:
+            print(json.dumps(v))
+        else:
+            mark = "ok     " if v["ok"] else "ILLEGAL"
+            print(f"{v['seq']:>5} {mark} {v['rule']}: {v['reason']}")
+    score = sheet_to_json(race_sheet(race))  # type: ignore[arg-type]
+    if args.json:
+        print(json.dumps({"score": score}))
+    else:
+        teams = ", ".join(f"team {t}: {p}" for t, p in score["teams"].items())
+        print(f"score: {teams}")
+    return 0
+
+
+def _run_sheet(args: argparse.Namespace) -> int:
+    import json
+
+    from companion.games.reifenbreite.result import race_sheet
+    from companion.sheet import sheet_to_csv, sheet_to_html, sheet_to_json, sheet_to_pdf
+
+    race, _ = _replayed(args.record)
+    sheet = race_sheet(race)  # type: ignore[arg-type]
+    if args.format == "pdf":
+        if not args.out:
+            raise CliError("--format pdf needs --out FILE")
+        sheet_to_pdf(sheet, args.out)
+        return 0
+    if args.format == "json":
+        text = json.dumps(sheet_to_json(sheet), indent=2) + "\n"
+    elif args.format == "csv":
+        text = sheet_to_csv(sheet)
+    else:
+        text = sheet_to_html(sheet, title=f"{race.course.name}")  # type: ignore[attr-defined]
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 # --- vision ------------------------------------------------------------------

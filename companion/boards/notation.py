@@ -170,10 +170,11 @@ def board_text(board: Board, riders: dict[int, str] | None = None) -> str:
     for lane in range(n_lanes):
         toks: list[str] = []
         for col in range(width):
-            s = grid.get((lane, col))
-            if s is None:
+            cell = grid.get((lane, col))
+            if cell is None:
                 toks.append("-")
                 continue
+            s = cell
             tok = _LETTERS[s.surface] + (str(s.number) if s.number else "")
             if s.start is not None:
                 tok += "o" + ("" if s.start == "1" else s.start)
@@ -187,9 +188,9 @@ def board_text(board: Board, riders: dict[int, str] | None = None) -> str:
             marks = []
             any_bar = False
             for col in range(width):
-                s = grid.get((lane, col))
+                above = grid.get((lane, col))
                 below = grid.get((lane + 1, col))
-                barred = (s is not None and s.right is None and _has_next(grid, lane + 1, col, width)) or (
+                barred = (above is not None and above.right is None and _has_next(grid, lane + 1, col, width)) or (
                     below is not None and below.left is None and _has_next(grid, lane, col, width))
                 marks.append("=" if barred else "_")
                 any_bar = any_bar or barred

@@ -9,7 +9,7 @@ The record format is documented in ``docs/record.md``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 
@@ -167,7 +167,7 @@ def event_from_dict(raw: Any) -> Event:
     kind = raw.get("type")
     if kind not in _TYPES:
         raise EventFormatError(f"unknown event type {kind!r} (one of {', '.join(_TYPES)})")
-    known = {f for f in _TYPES[kind].__dataclass_fields__} | {"seq", "type", "time", "note",
+    known = {f.name for f in fields(_TYPES[kind])} | {"seq", "type", "time", "note",
                                                                "evidence", "with"}
     extra = set(raw) - known
     if extra:

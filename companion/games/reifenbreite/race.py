@@ -936,7 +936,7 @@ class Race:
         from companion.scoring import yellow_jersey_after_sprint
 
         points = self.sprint_points()
-        self.yellow = yellow_jersey_after_sprint(self.yellow, points, crossed[0])
+        self.yellow = yellow_jersey_after_sprint(self.yellow, points, crossed[0], crossed)
 
     def sprint_points(self) -> dict[int, int]:
         """Sprint points earned so far (without jersey bonus)."""
@@ -1021,6 +1021,6 @@ class Race:
                 if self.course.sprint_at(i) is not None and i not in self.sprints_decided:
                     self.sprints_decided.add(i)
                     self.yellow = yellow_jersey_after_sprint(
-                        self.yellow, self.sprint_points(), self.crossings[i][0]
+                        self.yellow, self.sprint_points(), self.crossings[i][0], self.crossings[i]
                     )
             self.final_photos = (self.photo_deck.draw_fresh(), self.photo_deck.draw_fresh())

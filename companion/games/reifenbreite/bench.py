@@ -1,0 +1,252 @@
+"""Benchmarks of the Um Reifenbreite engine and bots (``companion bench engine|bots``).
+
+Also home of :func:`demo_board`, a long generated notation board with a
+start of 4 lanes x 4 rows, cobbles, climbs, descents, a thick line and three
+finish lines, used by the bots' tests and by the benchmarks when the standard
+board is not installed.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TextIO
+
+from companion.boards import Board, Course, course_from_dict, parse_board
+from companion.games.reifenbreite.race import Level, Race, Settings
+
+# --- a generated test board -----------------------------------------------------
+
+# Segments of the demo road: (columns, token for the 4 lanes, thick lines below lanes).
+_SEGMENTS: list[tuple[int, str]] = [
+    (10, "."),
+    (6, "c2"),
+    (2, "."),
+    (5, "c1"),
+    (8, "."),
+    ("line", "B"),  # type: ignore[list-item]
+    (6, "."),
+    (6, "u2"),
+    (4, "u1"),
+    (5, "d3"),
+    (10, "."),
+    ("line", "C"),  # type: ignore[list-item]
+    (8, "."),
+    (5, "u3"),
+    (4, "d2"),
+    (12, "."),
+    ("line", "A"),  # type: ignore[list-item]
+    (14, "."),
+]
+
+
+def demo_board_text(scale: int = 1) -> str:
+    """The notation of the demo board (``scale`` repeats the road between the lines)."""
+    lanes: list[list[str]] = [[] for _ in range(4)]
+    for lane in lanes:
+        lane.extend([".o"] * 4)
+    for n, tok in _SEGMENTS:
+        if n == "line":
+            for lane in lanes:
+                lane.append(f"|{tok}")
+            continue
+        for lane in lanes:
+            lane.extend([tok] * (n * scale if tok == "." else n))
+    columns = sum(1 for t in lanes[0] if not t.startswith("|"))
+    # a thick line between lanes b and c over a stretch of the climb after line B
+    bar = ["_"] * columns
+    first_climb = 4 + sum(n for n, t in _SEGMENTS[:7] if n != "line") * 1
+    for c in range(first_climb, first_climb + 4):
+        bar[c] = "="
+    rows = [" ".join(lanes[0]), " ".join(lanes[1]), " ".join(bar), " ".join(lanes[2]), " ".join(lanes[3])]
+    return "\n".join(rows) + "\n"
+
+
+DEMO_COURSE = {
+    "name": "T demo",
+    "start": "1",
+    "route": ["B", "C", "A"],
+    "sprints": [{"line": "B", "points": [11, 8, 5]}, {"line": "C", "points": [7, 5, 3]}],
+}
+
+
+def demo_board(scale: int = 1) -> tuple[Board, Course, str]:
+    """The demo board, its course (sprints at B and C, finish A) and its notation text."""
+    text = demo_board_text(scale)
+    board, _ = parse_board(text, "demo")
+    return board, course_from_dict(DEMO_COURSE, "demo course"), text
+
+
+def standard_or_demo(course: str = "D") -> tuple[Board, Course, str | None]:
+    """The standard board and a shipped course if installed, else the demo board (text given)."""
+    from companion.boards import BoardError, CourseError, load_board, load_course
+
+    try:
+        return load_board("standard"), load_course(course), None
+    except (BoardError, CourseError, OSError):
+        board, c, text = demo_board()
+        return board, c, text
+
+
+# --- measuring -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One measured figure: its name, median, unit and target."""
+
+    name: str
+    median: float
+    unit: str
+    target: float
+    runs: int
+
+    @property
+    def ok(self) -> bool:
+        return self.median < self.target
+
+
+def _median_time(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def mid_race(board: Board, course: Course, seed: int = 1, rounds: int = 6) -> Race:
+    """A race played by bots for a few rounds: a 16-rider pack in the middle of a race."""
+    from companion.games.reifenbreite.bots import BotManager
+    from companion.games.reifenbreite.simulate import simulate_race
+
+    managers = {t: BotManager() for t in (2, 3, 4, 5)}
+    race, _ = simulate_race(board, course, seed, managers, Settings(level=Level.ADVANCED), stop_round=rounds)
+    return race
+
+
+def destinations_all(race: Race) -> int:
+    """Every rider's legal destinations for every roll 2-12, with a draft check for his follower."""
+    from companion.games.reifenbreite import movement
+
+    n = 0
+    at = race.at
+    board = race.board
+    for rider in race.riders:
+        r = race.riders[rider]
+        if not r.on_road or r.pos is None:
+            continue
+        follower_space = board.behind(r.pos.space)
+        follower = race.riders[at[follower_space]] if follower_space in at else None
+        for roll in range(2, 13):
+            dests = race.destinations(rider, roll)
+            n += len(dests)
+            if follower is not None and follower.pos is not None and dests:
+                far = max(dests, key=dests.__getitem__)
+                target = board.behind(far)
+                if target is not None and target not in at:
+                    movement.shortest_path_length(race.cm, follower.pos, target, dests[far], at.keys())
+    return n
+
+
+def bench_engine(out: TextIO, runs: int = 200, races: int = 15) -> list[Figure]:
+    """Time the destination search, random races and bot races; print the medians."""
+    from companion.games.reifenbreite.bots import BotManager, RandomManager
+    from companion.games.reifenbreite.simulate import simulate_race
+
+    board, course, text = standard_or_demo("D")
+    where = f"{board.name} board, course {course.name}" + (" (demo board: standard not installed)" if text else "")
+    print(f"bench engine on the {where}", file=out)
+    race = mid_race(board, course)
+    riders = sum(1 for r in race.riders.values() if r.on_road)
+    per = _median_time(lambda: destinations_all(race), runs) / max(riders, 1)
+    figs = [Figure("destinations (rolls 2-12 + draft check) per rider", per * 1e6, "us", 200.0, runs)]
+
+    seeds = iter(range(10_000))
+
+    def random_race() -> None:
+        s = next(seeds)
+        managers = {t: RandomManager(seed=s * 10 + t) for t in (2, 3, 4, 5)}
+        simulate_race(board, course, s, managers, Settings(level=Level.ADVANCED))
+
+    figs.append(Figure("whole race, random legal play", _median_time(random_race, races), "s", 1.0, races))
+
+    def bot_race() -> None:
+        s = next(seeds)
+        managers = {t: BotManager() for t in (2, 3, 4, 5)}
+        simulate_race(board, course, s, managers, Settings(level=Level.ADVANCED))
+
+    figs.append(Figure("whole race, four bot teams", _median_time(bot_race, races), "s", 2.0, races))
+    for f in figs:
+        val = f"{f.median:.1f} {f.unit}" if f.unit == "us" else f"{f.median:.3f} {f.unit}"
+        print(f"{f.name}: median {val} over {f.runs} runs (target < {f.target:g} {f.unit}) "
+              f"{'ok' if f.ok else 'SLOW'}", file=out)
+    return figs
+
+
+@dataclass(frozen=True)
+class Match:
+    """Bots against random players over many races."""
+
+    races: int
+    bot_team_mean: float  # mean score of the bot team(s) per race
+    random_team_mean: float
+    mean_difference: float
+    bot_win_rate: float  # share of races the best team was a bot team
+
+
+def team_scores(race: Race) -> dict[int, int]:
+    """Team totals of a finished race (place, sprint and jersey points, after photos)."""
+    from companion.games.reifenbreite.simulate import provisional_sheet
+
+    sheet = provisional_sheet(race)
+    return {int(t["team"]): int(t["total"]) for t in sheet["teams"]}
+
+
+def bots_vs_random(races: int = 100, seed0: int = 0, level: Level = Level.ADVANCED,
+                   course_name: str = "D") -> tuple[Match, Match]:
+    """One bot team against three random teams, and three bot teams against one random team."""
+    from companion.games.reifenbreite.bots import BotManager, Manager, RandomManager
+    from companion.games.reifenbreite.simulate import simulate_race
+
+    board, course, _ = standard_or_demo(course_name)
+    results: list[Match] = []
+    for bots_are_few in (True, False):
+        diffs: list[float] = []
+        bot_means: list[float] = []
+        rnd_means: list[float] = []
+        wins = 0
+        for i in range(races):
+            s = seed0 + i
+            special = (2, 3, 4, 5)[i % 4]  # rotate the seat of the odd team out
+            managers: dict[int, Manager] = {}
+            for t in (2, 3, 4, 5):
+                bot = (t == special) if bots_are_few else (t != special)
+                managers[t] = BotManager() if bot else RandomManager(seed=s * 10 + t)
+            race, _ = simulate_race(board, course, s, managers, Settings(level=level))
+            scores = team_scores(race)
+            bot_teams = [t for t in scores if isinstance(managers[t], BotManager)]
+            rnd_teams = [t for t in scores if t not in bot_teams]
+            b = statistics.mean(scores[t] for t in bot_teams)
+            r = statistics.mean(scores[t] for t in rnd_teams)
+            bot_means.append(b)
+            rnd_means.append(r)
+            diffs.append(b - r)
+            best = max(scores.values())
+            if any(scores[t] == best for t in bot_teams):
+                wins += 1
+        results.append(Match(races, statistics.mean(bot_means), statistics.mean(rnd_means),
+                             statistics.mean(diffs), wins / races))
+    return results[0], results[1]
+
+
+def bench_bots(out: TextIO, races: int = 100, level: Level = Level.ADVANCED) -> tuple[Match, Match]:
+    """Print how bots fare against random legal play."""
+    one, three = bots_vs_random(races, level=level)
+    for label, m in (("1 bot team vs 3 random teams", one), ("3 bot teams vs 1 random team", three)):
+        print(f"{label}, {m.races} races: bot team mean {m.bot_team_mean:.1f}, random team mean "
+              f"{m.random_team_mean:.1f}, mean difference {m.mean_difference:+.1f}, "
+              f"a bot team wins {100 * m.bot_win_rate:.0f}%", file=out)
+    return one, three
