@@ -748,9 +748,9 @@ class Race:
             return ("move.blocked",
                     f"{n} cannot reach {to} with {steps}: riders block every way there "
                     "(a rider may not move through an occupied space)")
-        far = movement.destinations(self.cm, r.pos, 60, self.at.keys())
-        if any(p.space == to for p in far):
-            k = min(k for p, k in far.items() if p.space == to)
+        found = movement.shortest_path_length(self.cm, r.pos, to, 60, self.at.keys())
+        if found is not None:
+            k = found[0]
             if k > steps:
                 return "move.too-far", f"{to} is {k} spaces away; {n} may move at most {steps}"
             return ("move.finish-whole-move",
@@ -960,6 +960,7 @@ class Race:
                 "chance.mismatch",
                 f"the seeded deck gives {card.id}, the record says {e.card}",
             )
+        self.last_chance = None
         return Verdict(True, "chance", f"{e.rider} drew {card.id}: {card.text}")
 
     def _photos_check(self, e: Photos) -> Verdict:

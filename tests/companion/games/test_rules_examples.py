@@ -3,25 +3,9 @@
 from __future__ import annotations
 
 from companion.games.reifenbreite import Decline, Draft, Level, Move, Roll, SwitchLead
-from companion.games.reifenbreite.movement import fall_chain
-from tests.companion.games.conftest import make_race
+from tests.companion.games.conftest import make_race, ok, refused
 
 LONG = " ".join(["."] * 24)
-
-
-def ok(race, event):
-    v = race.apply(event)
-    assert v.ok, v
-    return v
-
-
-def refused(race, event, rule):
-    before = (dict(race.at), race.pending, race.offer)
-    v = race.apply(event)
-    assert not v.ok, v
-    assert v.rule == rule, v
-    assert (dict(race.at), race.pending, race.offer) == before, "an illegal event changed the race"
-    return v
 
 
 # --- energy cards: the examples of 21, 54 and 32 -------------------------------------------
