@@ -25,6 +25,47 @@ class CliError(Exception):
 
 def _add_rules_commands(sub: argparse._SubParsersAction) -> None:
     _add_record_commands(sub)
+    _add_board_commands(sub)
+
+
+def _board_subparsers(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
+    """The subcommands of `companion board`: created on first use, then shared."""
+    board_sub: argparse._SubParsersAction | None = getattr(sub, "_board_subparsers", None)
+    if board_sub is None:
+        board_parser = sub.add_parser("board", help="board files: build, print")
+        board_sub = board_parser.add_subparsers(dest="board_command", metavar="WHAT")
+        board_sub.required = True
+        setattr(sub, "_board_subparsers", board_sub)  # noqa: B010
+    return board_sub
+
+
+def _add_board_commands(sub: argparse._SubParsersAction) -> None:
+    build = _board_subparsers(sub).add_parser(
+        "build", help="build a board file from a compact description (docs/board-builder.md)"
+    )
+    build.add_argument("description", metavar="DESCRIPTION", help="a board description (JSON)")
+    build.add_argument("--out", metavar="BOARD.json", required=True, help="the board file to write")
+    build.set_defaults(handler=_run_board_build)
+
+
+def _run_board_build(args: argparse.Namespace) -> int:
+    from companion.boards import BoardError
+    from companion.boards.builder import build_board_file, write_board
+
+    try:
+        board = build_board_file(args.description)
+        write_board(board, args.out)
+    except BoardError as exc:
+        raise CliError(str(exc)) from None
+    except OSError as exc:
+        raise CliError(f"{args.out}: cannot write the board ({exc.strerror or exc})") from None
+    lanes = 1 + max(s.lane for s in board.spaces.values())
+    print(
+        f"{args.out}: {board.name!r}, {len(board.spaces)} spaces, {lanes} lanes, "
+        f"{board.size_mm[0]:g} x {board.size_mm[1]:g} mm, starts {', '.join(board.starts())}, "
+        f"lines {', '.join(board.lines())}"
+    )
+    return 0
 
 
 def _add_record_commands(sub: argparse._SubParsersAction) -> None:

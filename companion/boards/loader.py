@@ -172,7 +172,17 @@ def board_from_dict(data: Any, source: str = "<board>") -> Board:
     game = data.get("game", "um-reifenbreite")
     if not isinstance(game, str):
         raise BoardError("'game' must be a string", source)
+    # ``beside`` is derived where the file leaves it out; an explicit null means "nobody".
+    explicit_none = {
+        (raw["id"], side)
+        for raw in raw_spaces
+        if isinstance(raw.get("beside"), dict)
+        for side in ("left", "right")
+        if side in raw["beside"] and raw["beside"][side] is None
+    }
     spaces = _with_derived_neighbours(spaces)
+    for sid, side in explicit_none:
+        spaces[sid] = replace(spaces[sid], **{f"beside_{side}": None})  # type: ignore[arg-type]
     validate_spaces(spaces, source)
     return Board(
         name=name,
