@@ -178,8 +178,7 @@ def provisional_sheet(race: Race) -> dict[str, Any]:
     real sheet comes from ``companion.scoring``; this is its stand-in where no
     adapter exists.
     """
-    from companion.scoring import disqualified, jersey_holders, load_score_table
-    from companion.scoring import ChaseUse, SprintResult
+    from companion.scoring import ChaseUse, SprintResult, disqualified, jersey_holders, load_score_table
 
     table = load_score_table(race.settings.score_table)
     places = {n: i + 1 for i, n in enumerate(race.finish_order)}

@@ -1,0 +1,464 @@
+"""Team managers for simulated Um Reifenbreite races: random players and bots.
+
+A :class:`Manager` makes every decision a team manager makes at the table:
+where to place a rider at the start, which energy cards to play (and whether
+to announce a breakaway or hang onto the chase car), where to move after a
+roll, whether to draft, and (professional rules) whether to switch the lead.
+The dice are not the manager's: :mod:`companion.games.reifenbreite.simulate`
+rolls them.
+
+- :class:`RandomManager` picks uniformly among the legal choices (seeded).
+- :class:`BotManager` plays sensibly and fast (a few hundred microseconds a
+  decision, no look-ahead copies of the race); ``docs/bots.md`` explains how.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Protocol
+
+from companion.boards import CourseMap, Position, Surface
+from companion.games.reifenbreite import movement
+from companion.games.reifenbreite.cards import EnergyCard
+from companion.games.reifenbreite.race import Level, Race
+
+
+@dataclass(frozen=True)
+class RollChoice:
+    """How a rider rolls: energy cards, breakaway, chase car (1 die + 6, or 12 with no dice)."""
+
+    cards: tuple[str, ...] = ()
+    breakaway: bool = False
+    chase_car: bool = False
+    chase_die: bool = True  # with the chase car: roll 1 die and add 6 (else move 12, 2 photo-cards)
+
+
+class Manager(Protocol):
+    """A team manager: every decision of the game but the dice."""
+
+    def place(self, race: Race, team: int) -> tuple[int, str]:
+        """Which rider of ``team`` to place, and on which start dot."""
+        ...
+
+    def roll(self, race: Race, rider: int) -> RollChoice:
+        """How ``rider`` rolls (it is his turn)."""
+        ...
+
+    def move(self, race: Race, rider: int, steps: int, destinations: dict[str, int]) -> str:
+        """Where ``rider`` ends his move; ``destinations`` are the legal spaces (-> spaces taken)."""
+        ...
+
+    def draft(self, race: Race, rider: int, leader: int) -> bool:
+        """Whether ``rider`` drafts ``leader`` (the draft is legal)."""
+        ...
+
+    def switch_lead(self, race: Race, rider: int) -> int | None:
+        """Professional rules: the rider of the line behind ``rider`` to switch places with, or None."""
+        ...
+
+
+# --- legal choices, shared by both managers ------------------------------------
+
+
+def legal_places(race: Race, team: int) -> tuple[list[int], list[str]]:
+    """The team's unplaced riders and the start dots it may use (free, in a lane it has no rider in)."""
+    riders = [n for n in race.teams[team].riders if race.riders[n].pos is None]
+    lanes = {race.board[r.pos.space].lane for n in race.teams[team].riders
+             if (r := race.riders[n]).pos is not None}
+    dots = [s.id for s in race.board.start_spaces(race.course.start)
+            if s.id not in race.at and s.lane not in lanes]
+    return riders, dots
+
+
+def max_cards(race: Race, rider: int) -> int:
+    """How many energy cards ``rider`` may play now (0 in the first round, 1 on cobbles)."""
+    r = race.riders[rider]
+    if race.round == 1 or r.pos is None:
+        return 0
+    if race.level is not Level.BASIC and race.board[r.pos.space].surface is Surface.COBBLESTONE:
+        return 1
+    return 2
+
+
+def chase_car_allowed(race: Race, rider: int) -> bool:
+    """Whether ``rider`` may still hang onto the chase car (professional rules, under the limit)."""
+    return (race.level is Level.PROFESSIONAL
+            and len(race.riders[rider].chase_photos) < race.settings.chase_car_limit)
+
+
+def legal_roll_choices(race: Race, rider: int) -> list[RollChoice]:
+    """Every legal way for ``rider`` to roll now (card combinations by name)."""
+    legal = sorted(race.legal_cards(rider), key=str)
+    names = sorted({str(c) for c in legal})
+    combos: list[tuple[str, ...]] = [(n,) for n in names]
+    if max_cards(race, rider) >= 2:
+        pairs = {tuple(sorted((str(a), str(b)))) for a, b in combinations(legal, 2)}
+        combos.extend(sorted(pairs))
+    out = [RollChoice()]
+    for c in combos:
+        out.append(RollChoice(c))
+        out.append(RollChoice(c, breakaway=True))
+    if chase_car_allowed(race, rider):
+        out.append(RollChoice(chase_car=True, chase_die=True))
+        out.append(RollChoice(chase_car=True, chase_die=False))
+    return out
+
+
+def switch_candidates(race: Race, rider: int) -> list[int]:
+    """The riders ``rider`` may switch the lead with now (professional rules)."""
+    r = race.riders[rider]
+    if race.level is not Level.PROFESSIONAL or r.pos is None or rider in race.switched_lines:
+        return []
+    if race.pending is not None or race.next_roller() != rider:
+        return []
+    line = movement.line_behind(race.board, race.at, r.pos.space)
+    return [n for n in line if race.active(n)]
+
+
+class RandomManager:
+    """Uniformly random legal choices, from its own seeded generator."""
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def place(self, race: Race, team: int) -> tuple[int, str]:
+        riders, dots = legal_places(race, team)
+        return self.rng.choice(riders), self.rng.choice(dots)
+
+    def roll(self, race: Race, rider: int) -> RollChoice:
+        return self.rng.choice(legal_roll_choices(race, rider))
+
+    def move(self, race: Race, rider: int, steps: int, destinations: dict[str, int]) -> str:
+        return self.rng.choice(sorted(destinations))
+
+    def draft(self, race: Race, rider: int, leader: int) -> bool:
+        return self.rng.random() < 0.5
+
+    def switch_lead(self, race: Race, rider: int) -> int | None:
+        options: list[int | None] = [None, *switch_candidates(race, rider)]
+        return self.rng.choice(options)
+
+
+# --- the bots --------------------------------------------------------------------
+
+
+def _two_dice() -> dict[int, float]:
+    out: dict[int, float] = {}
+    for a in range(1, 7):
+        for b in range(1, 7):
+            out[a + b] = out.get(a + b, 0.0) + 1 / 36
+    return out
+
+
+_TWO_DICE = _two_dice()
+
+
+def expected_roll(modifier: int) -> float:
+    """Expected spaces of a 2-dice roll started on a space with ``modifier`` (0 on a dismount)."""
+    return sum(p * max(0, s + modifier) for s, p in _TWO_DICE.items())
+
+
+class Geometry:
+    """Distances along a course in spaces: where every position and every route line lies."""
+
+    def __init__(self, cm: CourseMap) -> None:
+        self.cm = cm
+        self.dist: list[dict[str, float]] = []
+        self.offset: list[float] = []
+        total = 0.0
+        for k, spaces in enumerate(cm.leg_spaces):
+            d = {s: cm.distance(Position(s, k))[1] for s in spaces}
+            self.dist.append(d)
+            self.offset.append(total)
+            total += (max(d.values()) if d else 0.0) + 1.0
+
+    def x(self, pos: Position) -> float:
+        """How far along the course a position is, in spaces from the start."""
+        return self.offset[pos.leg] + self.dist[pos.leg].get(pos.space, 0.0)
+
+    def line_x(self, route_index: int) -> float:
+        """Where the route's line number ``route_index`` lies (the first space past it)."""
+        return self.offset[min(route_index + 1, len(self.offset) - 1)]
+
+    @property
+    def finish_x(self) -> float:
+        return self.line_x(len(self.cm.course.route) - 1)
+
+
+class BotManager:
+    """A sensible team manager: drafts when it pays, rides for the star, spends cards late.
+
+    ``chase_car`` (professional rules) lets the bot hang onto the chase car
+    with a rider who has few points to lose, at most ``chase_limit`` times a
+    rider. See ``docs/bots.md``.
+    """
+
+    def __init__(self, chase_car: bool = True, chase_limit: int = 2) -> None:
+        self.chase_car = chase_car
+        self.chase_limit = chase_limit
+        self._geo: Geometry | None = None
+
+    # --- helpers ------------------------------------------------------------
+
+    def geo(self, race: Race) -> Geometry:
+        if self._geo is None or self._geo.cm is not race.cm:
+            self._geo = Geometry(race.cm)
+        return self._geo
+
+    def _modifier(self, race: Race, space: str) -> int:
+        if race.level is Level.BASIC:
+            return 0
+        return race.board[space].modifier
+
+    @staticmethod
+    def _star(race: Race, team: int) -> int:
+        return race.teams[team].riders[0]
+
+    def _racing(self, race: Race, rider: int) -> bool:
+        r = race.riders[rider]
+        return r.finished is None and not r.removed and r.pos is not None
+
+    def _rank(self, race: Race, rider: int) -> int:
+        """1 + the riders ahead of ``rider`` (finished riders count)."""
+        geo = self.geo(race)
+        r = race.riders[rider]
+        assert r.pos is not None
+        me = geo.x(r.pos)
+        ahead = len(race.finish_order)
+        for o in race.riders.values():
+            if o.number != rider and o.finished is None and not o.removed and o.pos is not None:
+                if geo.x(o.pos) > me:
+                    ahead += 1
+        return ahead + 1
+
+    def _open_sprint(self, race: Race, rider: int) -> tuple[float, int] | None:
+        """(distance to, places left) of the next sprint line with places still open."""
+        r = race.riders[rider]
+        assert r.pos is not None
+        geo = self.geo(race)
+        for k in range(r.pos.leg, len(race.course.route) - 1):
+            s = race.course.sprint_at(k)
+            if s is None:
+                continue
+            left = len(s.points) - len(race.crossings.get(k, []))
+            if left > 0:
+                return geo.line_x(k) - geo.x(r.pos), left
+        return None
+
+    # --- placement ------------------------------------------------------------
+
+    def place(self, race: Race, team: int) -> tuple[int, str]:
+        riders, dots = legal_places(race, team)
+        rider = riders[0]  # the star first: he takes the best dot
+        star = self._star(race, team)
+        if rider != star:
+            # a helper: the best dot, preferring a lane next to the star's (to share draft lines)
+            s = race.riders[star].pos
+            star_lane = race.board[s.space].lane if s is not None else None
+            rank = {d: i for i, d in enumerate(dots)}
+            if star_lane is not None:
+                dots = sorted(dots, key=lambda d: rank[d] + (0 if abs(race.board[d].lane - star_lane) == 1 else 1.5))
+        return rider, dots[0]
+
+    # --- rolling ----------------------------------------------------------------
+
+    def _cards_to_play(self, race: Race, rider: int) -> list[EnergyCard]:
+        n_max = max_cards(race, rider)
+        if n_max == 0:
+            return []
+        legal = sorted(race.legal_cards(rider), key=lambda c: -c.value)
+        if not legal:
+            return []
+        r = race.riders[rider]
+        assert r.pos is not None
+        geo = self.geo(race)
+        team = race.riders[rider].team
+        star = self._star(race, team)
+        to_finish = geo.finish_x - geo.x(r.pos)
+        mod = self._modifier(race, r.pos.space)
+        own = [c for c in legal if c.owner == rider]
+        jokers = [c for c in legal if c.owner is None]
+        star_racing = self._racing(race, star)
+        # jokers belong to the star, unless he is out of the race or far behind this rider
+        may_joker = rider == star or not star_racing
+        if not may_joker and star_racing:
+            sp = race.riders[star].pos
+            assert sp is not None
+            may_joker = geo.x(r.pos) - geo.x(sp) > 20 and to_finish < 30
+        pool = own + (jokers if may_joker else [])
+        pool.sort(key=lambda c: (-c.value, c.owner is None))  # own cards before jokers
+        if not pool:
+            return []
+        # the final push: within reach of the line in the next turns
+        turns_left = max(1.0, to_finish / max(4.0, 11.0 + mod))
+        if to_finish <= 13 - mod or len(pool) >= 2 * turns_left:
+            return pool[:n_max]
+        # a sprint with places open, when the rider is among the contenders
+        sprint = self._open_sprint(race, rider)
+        if sprint is not None:
+            dist, left = sprint
+            if 0 < dist <= 13 - mod and self._rank(race, rider) <= len(race.finish_order) + left + 2:
+                mine = own if rider != star else own[: max(0, len(own) - 2)]
+                return mine[:n_max]
+        # a steep climb: a card saves a dismount
+        if mod <= -3 and own and rider != star:
+            return own[:1]
+        return []
+
+    def roll(self, race: Race, rider: int) -> RollChoice:
+        cards = self._cards_to_play(race, rider)
+        r = race.riders[rider]
+        assert r.pos is not None
+        behind = race.board.behind(r.pos.space)
+        follower = race.at.get(behind) if behind is not None else None
+        if cards:
+            # a breakaway keeps an opponent directly behind from drafting a carded move
+            breakaway = follower is not None and race.riders[follower].team != r.team
+            return RollChoice(tuple(str(c) for c in cards), breakaway=breakaway)
+        if self.chase_car and self._want_chase_car(race, rider):
+            return RollChoice(chase_car=True, chase_die=True)
+        return RollChoice()
+
+    def _want_chase_car(self, race: Race, rider: int) -> bool:
+        """Hang on with a rider who has few points to lose, late in the race, a few times only."""
+        if not chase_car_allowed(race, rider):
+            return False
+        r = race.riders[rider]
+        if len(r.chase_photos) >= self.chase_limit or r.pos is None:
+            return False
+        geo = self.geo(race)
+        to_finish = geo.finish_x - geo.x(r.pos)
+        if to_finish > 30 or self._modifier(race, r.pos.space) < -2:
+            return False
+        # a rider placed 10th or worse risks little: the photo costs him his few points
+        return self._rank(race, rider) >= 10
+
+    # --- moving ---------------------------------------------------------------
+
+    def move(self, race: Race, rider: int, steps: int, destinations: dict[str, int]) -> str:
+        r = race.riders[rider]
+        assert r.pos is not None and r.round_start is not None
+        geo = self.geo(race)
+        board = race.board
+        start = r.pos
+        found = movement.destinations(race.cm, start, steps, race.at.keys())
+        best_of: dict[str, tuple[Position, int]] = {}
+        for p, k in found.items():
+            if p.space not in destinations:
+                continue
+            old = best_of.get(p.space)
+            if old is None or (p.leg, k) > (old[0].leg, old[1]):
+                best_of[p.space] = (p, k)
+        if not best_of:
+            return min(destinations)
+        x0 = geo.x(start)
+        finish = geo.finish_x
+        cands = sorted(best_of.items(), key=lambda kv: (-geo.x(kv[1][0]), kv[0]))
+        top = geo.x(cands[0][1][0])
+        if top >= finish:
+            return cands[0][0]  # crossing the finish: as far as possible
+        cands = [c for c in cands if geo.x(c[1][0]) >= top - 2.5][:10]
+        # the rider directly behind my start may draft me: can he reach the space behind my end?
+        behind_start = board.behind(start.space)
+        follower = race.at.get(behind_start) if behind_start is not None else None
+        reach: dict[str, int] = {}
+        f_team_mate = False
+        f_expect = 7.0
+        advanced = race.level is not Level.BASIC
+        if follower is not None and race.active(follower) and not (
+                race.pending is not None and race.pending.breakaway):
+            fr = race.riders[follower]
+            assert fr.pos is not None and fr.round_start is not None
+            same = not advanced or board[fr.round_start.space].surface is board[r.round_start.space].surface
+            if same:
+                occ = set(race.at) - {start.space}
+                for k_layer, layer in enumerate(movement.frontiers(race.cm, fr.pos, steps, occ)):
+                    for p in layer:
+                        reach.setdefault(p.space, k_layer)
+                f_team_mate = fr.team == r.team
+                f_expect = expected_roll(self._modifier(race, fr.pos.space))
+        team = r.team
+        star = self._star(race, team)
+        best_space, best_score = cands[0][0], float("-inf")
+        for space, (pos, k) in cands:
+            score = geo.x(pos) - x0
+            if advanced:
+                score += 0.6 * board[space].modifier  # the next roll starts here
+            target = board.behind(space)
+            if reach and target is not None and target not in race.at and reach.get(target, 99) <= k:
+                gain = k - f_expect
+                if f_team_mate:
+                    score += 1.0 + max(0.0, gain) * 0.8
+                else:
+                    score -= max(0.0, gain) * 0.5
+            ahead = board.ahead(space)
+            if ahead is not None and ahead in race.at:
+                o = race.riders[race.at[ahead]]
+                if not advanced or board[ahead].surface is board[space].surface:
+                    score += 1.2 + (0.6 if o.team == team else 0.0)
+            if target is not None and target in race.at and target != start.space:
+                o = race.riders[race.at[target]]
+                if o.team == team and o.finished is None:
+                    score += 2.0 if o.number == star else 0.8
+            if score > best_score:
+                best_space, best_score = space, score
+        return best_space
+
+    # --- drafting ------------------------------------------------------------------
+
+    def draft(self, race: Race, rider: int, leader: int) -> bool:
+        r = race.riders[rider]
+        target = race.draft_target(rider)
+        if target is None or r.pos is None:
+            return False
+        geo = self.geo(race)
+        leg = r.pos.leg
+        lp = race.riders[leader].pos
+        if lp is not None:
+            leg = lp.leg
+        tpos = Position(target, leg)
+        if not race.cm.on_course(tpos):
+            tpos = Position(target, r.pos.leg)
+        if not race.cm.on_course(tpos):
+            return True
+        gain = geo.x(tpos) - geo.x(r.pos)
+        mod = self._modifier(race, r.pos.space)
+        expect = expected_roll(mod)
+        cards = self._cards_to_play(race, rider)
+        if cards:
+            expect += sum(c.value - 3.5 for c in cards) * 0.5  # a draft saves the cards for later
+        bonus = 0.0
+        if race.riders[leader].team == r.team:
+            bonus += 1.0
+        behind = race.board.behind(r.pos.space)
+        if behind is not None and behind in race.at:
+            mate = race.riders[race.at[behind]]
+            if mate.team == r.team and race.active(mate.number):
+                bonus += 1.5  # the chain goes on: my teammate drafts me
+        if self._modifier(race, target) > 0 and advanced(race):
+            bonus += 0.5
+        return gain + bonus >= expect - 0.5
+
+    # --- switching the lead ------------------------------------------------------------
+
+    def switch_lead(self, race: Race, rider: int) -> int | None:
+        """The star lets a teammate directly behind him take the lead (and the roll)."""
+        options = switch_candidates(race, rider)
+        if not options:
+            return None
+        r = race.riders[rider]
+        first = race.riders[options[0]]
+        if r.number != self._star(race, r.team) or first.team != r.team:
+            return None
+        assert r.pos is not None
+        geo = self.geo(race)
+        if geo.finish_x - geo.x(r.pos) < 25:
+            return None  # near the finish the star rolls (and plays) himself
+        return first.number
+
+
+def advanced(race: Race) -> bool:
+    """Whether the road surfaces count (advanced or professional rules)."""
+    return race.level is not Level.BASIC
