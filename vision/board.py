@@ -1,0 +1,139 @@
+"""Board localisation: the corner markers and the homography image px -> board mm.
+
+The four corner markers (ids 0-3, placed as the board file says) are found in
+the frame, and the homography is fitted with RANSAC on *all* their visible
+corners, so one marker hidden by a hand still leaves 12 points. The result
+says clearly when the board is not found and why, and gives the reprojection
+error. For speed the markers are searched in a half-size copy of the frame
+and their corners refined (``cornerSubPix``) in the full-size frame; the full
+frame is searched again only when the half-size pass finds too few.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.boards import Board
+from vision.markers import Detection, detect, refine, to_gray
+
+MAX_ERROR_MM = 3.0  # RMS reprojection error above which the markers do not fit the board file
+RANSAC_MM = 2.5
+
+
+@dataclass
+class BoardPose:
+    """Where the board lies in a frame. ``H`` maps image px -> board mm."""
+
+    found: bool
+    reason: str = ""
+    H: np.ndarray | None = None
+    markers_seen: list[int] = field(default_factory=list)
+    inliers: int = 0
+    points: int = 0
+    error_mm: float = float("nan")  # RMS reprojection error of the inliers, board mm
+    error_px: float = float("nan")  # the same, image px
+    detections: list[Detection] = field(default_factory=list)  # every marker seen
+
+    @property
+    def H_inv(self) -> np.ndarray:
+        """Board mm -> image px."""
+        if self.H is None:
+            raise ValueError("board not found")
+        Hi = np.linalg.inv(self.H)
+        return Hi / Hi[2, 2]
+
+    def to_mm(self, pts_px: np.ndarray) -> np.ndarray:
+        """Image px (N, 2) -> board mm (N, 2)."""
+        if self.H is None:
+            raise ValueError("board not found")
+        p = cv2.perspectiveTransform(np.asarray(pts_px, np.float64).reshape(-1, 1, 2), self.H)
+        return p.reshape(-1, 2)
+
+    def to_px(self, pts_mm: np.ndarray) -> np.ndarray:
+        """Board mm (N, 2) -> image px (N, 2)."""
+        p = cv2.perspectiveTransform(np.asarray(pts_mm, np.float64).reshape(-1, 1, 2),
+                                     self.H_inv)
+        return p.reshape(-1, 2)
+
+    def px_per_mm(self, at_mm: tuple[float, float]) -> float:
+        """Local scale of the view (image px per board mm) at a point of the board."""
+        x, y = at_mm
+        p = self.to_px(np.array([[x, y], [x + 1, y], [x, y + 1]], float))
+        return float(max(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[0])))
+
+
+def _detect_corners(gray: np.ndarray, wanted: set[int]) -> tuple[list[Detection], list[Detection]]:
+    """Corner markers (refined at full size) and every marker seen by the half-size pass."""
+    h, w = gray.shape
+    allseen: list[Detection] = []
+    if min(h, w) >= 480:
+        small = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+        sx, sy = w / (w // 2), h / (h // 2)
+        for fast in (True, False):
+            allseen = []
+            for d in detect(small, small=False, fast=fast):
+                c = (d.corners + 0.5) * (sx, sy) - 0.5
+                allseen.append(Detection(d.id, c.astype(np.float32)))
+            found = {d.id for d in allseen if d.id in wanted}
+            if len(found) >= min(3, len(wanted)):
+                break
+    found = {d.id for d in allseen if d.id in wanted}
+    if len(found) < min(3, len(wanted)):
+        allseen = detect(gray, small=True)
+    corners = _best_per_id([d for d in allseen if d.id in wanted])
+    return refine(gray, corners), allseen
+
+
+def _best_per_id(dets: list[Detection]) -> list[Detection]:
+    """One detection per id: the largest (a duplicate id is usually a false detection)."""
+    best: dict[int, Detection] = {}
+    for d in dets:
+        if d.id not in best or d.side_px > best[d.id].side_px:
+            best[d.id] = d
+    return list(best.values())
+
+
+def locate_board(image: np.ndarray, board: Board, *, max_error_mm: float = MAX_ERROR_MM,
+                 gray: np.ndarray | None = None) -> BoardPose:
+    """Find the board in a frame (BGR or grey). Never raises on a bad frame: ``found=False``."""
+    if not board.markers:
+        return BoardPose(False, f"board file {board.name!r} has no corner markers")
+    try:
+        g = gray if gray is not None else to_gray(image)
+    except ValueError as exc:
+        return BoardPose(False, f"bad frame: {exc}")
+    if float(g.std()) < 1.0:
+        return BoardPose(False, "blank frame (no contrast): is the camera covered?")
+    wanted = set(board.markers)
+    corners, seen = _detect_corners(g, wanted)
+    ids = sorted(d.id for d in corners)
+    if len(corners) < 2:
+        what = "no corner marker" if not corners else f"only corner marker {ids[0]}"
+        return BoardPose(False, f"board not found: {what} seen (need at least 2 of "
+                         f"{sorted(wanted)})", markers_seen=ids, detections=seen)
+    src = np.concatenate([d.corners for d in corners]).astype(np.float64)
+    dst = np.concatenate([np.asarray(board.markers[d.id].corners_mm(), float) for d in corners])
+    H, mask = cv2.findHomography(src, dst, cv2.RANSAC, RANSAC_MM, maxIters=500,
+                                 confidence=0.999)
+    if H is None or not np.all(np.isfinite(H)) or abs(np.linalg.det(H)) < 1e-12:
+        return BoardPose(False, "board not found: the corner markers give no consistent view",
+                         markers_seen=ids, detections=seen, points=len(src))
+    inl = mask.ravel().astype(bool)
+    proj = cv2.perspectiveTransform(src.reshape(-1, 1, 2), H).reshape(-1, 2)
+    err = np.linalg.norm(proj - dst, axis=1)
+    Hi = np.linalg.inv(H)
+    back = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), Hi).reshape(-1, 2)
+    err_px = np.linalg.norm(back - src, axis=1)
+    rms_mm = float(np.sqrt(np.mean(err[inl] ** 2))) if inl.any() else float("inf")
+    rms_px = float(np.sqrt(np.mean(err_px[inl] ** 2))) if inl.any() else float("inf")
+    pose = BoardPose(True, "", H / H[2, 2], ids, int(inl.sum()), len(src), rms_mm, rms_px, seen)
+    if inl.sum() < max(8, 0.7 * len(src)) or rms_mm > max_error_mm:
+        pose.found = False
+        pose.reason = (f"the corner markers {ids} do not fit board {board.name!r} "
+                       f"(error {rms_mm:.1f} mm, {int(inl.sum())}/{len(src)} corners agree): "
+                       "wrong board file?")
+        return pose
+    return pose
