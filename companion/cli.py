@@ -26,6 +26,86 @@ class CliError(Exception):
 def _add_rules_commands(sub: argparse._SubParsersAction) -> None:
     _add_record_commands(sub)
     _add_board_commands(sub)
+    _add_simulate_command(sub)
+
+
+def _add_simulate_command(sub: argparse._SubParsersAction) -> None:
+    sim = sub.add_parser("simulate", help="play a whole Um Reifenbreite race with bots; print the score sheet")
+    sim.add_argument("--json", action="store_true", help="print the score sheet as one JSON object")
+    sim.add_argument("--course", default="D", help="course A-D or a course file (default D)")
+    sim.add_argument("--seed", type=int, default=1, help="seed of the dice and the decks (default 1)")
+    sim.add_argument("--level", choices=["basic", "advanced", "professional"], default="advanced")
+    sim.add_argument("--board", default="standard", help="board name or file (default standard)")
+    sim.add_argument("--record", metavar="FILE", help="write the game record (JSON Lines) to FILE")
+    who = sim.add_mutually_exclusive_group()
+    who.add_argument("--bots", metavar="TEAMS", help="teams managed by bots, e.g. 2,3 (the others play randomly)")
+    who.add_argument("--random", metavar="TEAMS", help="teams that play random legal moves, e.g. 3")
+    sim.set_defaults(handler=_run_simulate)
+
+
+def _teams_arg(text: str, option: str) -> set[int]:
+    try:
+        teams = {int(t) for t in text.split(",") if t.strip()}
+    except ValueError:
+        raise CliError(f"{option} takes team numbers 2-5 separated by commas, not {text!r}") from None
+    if not teams <= {2, 3, 4, 5}:
+        raise CliError(f"{option}: the teams are 2, 3, 4 and 5, not {text!r}")
+    return teams
+
+
+def _run_simulate(args: argparse.Namespace) -> int:
+    import json
+
+    from companion.boards import BoardError, CourseError, load_board, load_course
+    from companion.games.reifenbreite import Level, Settings
+    from companion.games.reifenbreite.bots import BotManager, Manager, RandomManager
+    from companion.games.reifenbreite.simulate import SimulationError, score_sheet_json, simulate_race
+    from companion.record import write_record
+
+    bots = {2, 3, 4, 5}
+    if args.bots is not None:
+        bots = _teams_arg(args.bots, "--bots")
+    elif args.random is not None:
+        bots -= _teams_arg(args.random, "--random")
+    try:
+        board = load_board(args.board)
+        course = load_course(args.course)
+    except (BoardError, CourseError) as exc:
+        raise CliError(str(exc)) from None
+    managers: dict[int, Manager] = {
+        t: BotManager() if t in bots else RandomManager(seed=args.seed * 10 + t) for t in (2, 3, 4, 5)
+    }
+    try:
+        race, events = simulate_race(board, course, args.seed, managers, Settings(level=Level(args.level)),
+                                     board_name=args.board, course_name=args.course)
+    except (SimulationError, CourseError) as exc:
+        raise CliError(str(exc)) from None
+    if args.record:
+        try:
+            write_record(args.record, events)
+        except OSError as exc:
+            raise CliError(f"{args.record}: cannot write the record ({exc.strerror or exc})") from None
+    sheet = score_sheet_json(race)
+    info = {"course": course.name, "seed": args.seed, "level": args.level, "rounds": race.round,
+            "managers": {str(t): "bot" if t in bots else "random" for t in sorted(managers)}}
+    if args.json:
+        print(json.dumps({**info, **sheet}))
+        return 0
+    print(f"{course.name}, {args.level} rules, seed {args.seed}: {race.round} rounds")
+    riders = sheet["riders"]
+    if isinstance(riders, dict):
+        by_number = {int(n): r for n, r in riders.items()}
+    else:
+        by_number = {int(r["rider"]): r for r in riders}
+    for place, n in enumerate(race.finish_order, 1):
+        r = by_number.get(n, {})
+        print(f"{place:>3}. {n}  (team {race.riders[n].team}, {info['managers'][str(race.riders[n].team)]}): "
+              f"{r.get('total', 0)} points")
+    teams = sheet["teams"]
+    totals = teams if isinstance(teams, dict) else {str(t["team"]): t["total"] for t in teams}
+    for t, total in sorted(totals.items(), key=lambda kv: -int(kv[1])):
+        print(f"team {t} ({info['managers'][str(t)]}): {total}")
+    return 0
 
 
 def _board_subparsers(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
@@ -173,6 +253,15 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
     dice.add_argument("--split", choices=["heldout", "dev", "all"], default="heldout")
     dice.add_argument("--json", action="store_true", help="one JSON object per set")
     dice.set_defaults(handler=_run_bench_dice)
+    engine = bench_sub.add_parser("engine", help="rules engine speed: destinations, random races, bot races")
+    engine.add_argument("--runs", type=int, default=200, help="repetitions of the destination search")
+    engine.add_argument("--races", type=int, default=15, help="races per race figure")
+    engine.set_defaults(handler=_run_bench_engine)
+    bots = bench_sub.add_parser("bots", help="bots against random legal play over seeded races")
+    bots.add_argument("--races", type=int, default=100)
+    bots.add_argument("--level", choices=["basic", "advanced", "professional"], default="advanced")
+    bots.add_argument("--course", default="D", help="course A-D (default D)")
+    bots.set_defaults(handler=_run_bench_bots)
 
 
 def _run_bench_dice(args: argparse.Namespace) -> int:
@@ -186,6 +275,25 @@ def _run_bench_dice(args: argparse.Namespace) -> int:
         return bench_command(data, args.split, sys.stdout, as_json=args.json)
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from exc
+
+
+def _run_bench_engine(args: argparse.Namespace) -> int:
+    from companion.games.reifenbreite.bench import bench_engine
+
+    if args.runs < 1 or args.races < 1:
+        raise CliError("--runs and --races must be at least 1")
+    bench_engine(sys.stdout, runs=args.runs, races=args.races)
+    return 0
+
+
+def _run_bench_bots(args: argparse.Namespace) -> int:
+    from companion.games.reifenbreite import Level
+    from companion.games.reifenbreite.bench import bench_bots
+
+    if args.races < 1:
+        raise CliError("--races must be at least 1")
+    bench_bots(sys.stdout, races=args.races, level=Level(args.level), course=args.course)
+    return 0
 
 
 # --- entry point ---------------------------------------------------------------

@@ -199,10 +199,9 @@ class Match:
 
 def team_scores(race: Race) -> dict[int, int]:
     """Team totals of a finished race (place, sprint and jersey points, after photos)."""
-    from companion.games.reifenbreite.simulate import provisional_sheet
+    from companion.games.reifenbreite.simulate import team_totals
 
-    sheet = provisional_sheet(race)
-    return {int(t["team"]): int(t["total"]) for t in sheet["teams"]}
+    return team_totals(race)
 
 
 def bots_vs_random(races: int = 100, seed0: int = 0, level: Level = Level.ADVANCED,
@@ -242,9 +241,13 @@ def bots_vs_random(races: int = 100, seed0: int = 0, level: Level = Level.ADVANC
     return results[0], results[1]
 
 
-def bench_bots(out: TextIO, races: int = 100, level: Level = Level.ADVANCED) -> tuple[Match, Match]:
+def bench_bots(out: TextIO, races: int = 100, level: Level = Level.ADVANCED,
+               course: str = "D") -> tuple[Match, Match]:
     """Print how bots fare against random legal play."""
-    one, three = bots_vs_random(races, level=level)
+    board, c, text = standard_or_demo(course)
+    print(f"bench bots on the {board.name} board, course {c.name}, {level.value} rules"
+          + (" (demo board: standard not installed)" if text else ""), file=out)
+    one, three = bots_vs_random(races, level=level, course_name=course)
     for label, m in (("1 bot team vs 3 random teams", one), ("3 bot teams vs 1 random team", three)):
         print(f"{label}, {m.races} races: bot team mean {m.bot_team_mean:.1f}, random team mean "
               f"{m.random_team_mean:.1f}, mean difference {m.mean_difference:+.1f}, "

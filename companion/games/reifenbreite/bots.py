@@ -234,7 +234,12 @@ class BotManager:
         return ahead + 1
 
     def _open_sprint(self, race: Race, rider: int) -> tuple[float, int] | None:
-        """(distance to, places left) of the next sprint line with places still open."""
+        """(distance to, places left) of the next sprint line with places still open.
+
+        Sprints score only under the professional rules.
+        """
+        if race.level is not Level.PROFESSIONAL:
+            return None
         r = race.riders[rider]
         assert r.pos is not None
         geo = self.geo(race)

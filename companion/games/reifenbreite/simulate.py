@@ -60,11 +60,11 @@ def settings_to_dict(settings: Settings) -> dict[str, Any]:
 
 def make_setup(board: Board, course: Course, seed: int, settings: Settings,
                teams: tuple[int, ...], board_text: str | None = None,
-               course_name: str | None = None) -> Setup:
-    """The setup event of a simulated race (board by name, or its notation text)."""
+               course_name: str | None = None, board_name: str | None = None) -> Setup:
+    """The setup event of a simulated race (board by name or file, or its notation text)."""
     return Setup(
         seed=seed,
-        board=board.name,
+        board=board_name or board.name,
         course=course_name if course_name is not None else course_to_dict(course),
         board_text=board_text,
         level=settings.level.value,
@@ -82,15 +82,17 @@ def simulate_race(
     *,
     board_text: str | None = None,
     course_name: str | None = None,
+    board_name: str | None = None,
     max_rounds: int = MAX_ROUNDS,
     stop_round: int | None = None,
 ) -> tuple[Race, list[Event]]:
     """Play a whole race; returns the race and its events (setup first).
 
-    ``managers`` maps each team (2-5) to its manager. ``board_text`` (the
-    notation of a generated board) and ``course_name`` (a shipped course's
-    name instead of the course object) only shape the setup event of the
-    record. ``stop_round`` stops early when that round begins (for
+    ``managers`` maps each team (2-5) to its manager. ``board_name`` (the
+    name or file ``load_board`` takes, default the board's name),
+    ``board_text`` (the notation of a generated board) and ``course_name`` (a
+    shipped course's name or a course file, instead of the course object)
+    only shape the setup event of the record. ``stop_round`` stops early when that round begins (for
     benchmarks). Raises :class:`SimulationError` when a manager makes an
     illegal decision or the race has not ended after ``max_rounds`` rounds.
     """
@@ -98,7 +100,8 @@ def simulate_race(
     teams = tuple(sorted(managers))
     race = Race(board, course, settings, seed=seed, teams=teams)
     dice = random.Random(seed)
-    events: list[Event] = [make_setup(board, course, seed, settings, teams, board_text, course_name)]
+    events: list[Event] = [make_setup(board, course, seed, settings, teams, board_text, course_name,
+                                        board_name)]
 
     def apply(event: Event) -> dict[str, Any]:
         verdict = race.apply(event)
@@ -169,6 +172,25 @@ def simulate_race(
     return race, events
 
 
+def score_sheet_json(race: Race) -> dict[str, Any]:
+    """The race's score sheet as JSON: the real sheet (``companion.sheet``), else the provisional one."""
+    try:
+        from companion.games.reifenbreite.result import race_sheet
+        from companion.sheet import sheet_to_json
+    except ImportError:
+        return provisional_sheet(race)
+    return sheet_to_json(race_sheet(race))
+
+
+def team_totals(race: Race) -> dict[int, int]:
+    """Team totals of a finished race from its score sheet."""
+    sheet = score_sheet_json(race)
+    teams = sheet["teams"]
+    if isinstance(teams, dict):
+        return {int(t): int(v) for t, v in teams.items()}
+    return {int(t["team"]): int(t["total"]) for t in teams}
+
+
 def provisional_sheet(race: Race) -> dict[str, Any]:
     """A score sheet of a finished race made from the engine's state alone.
 
@@ -182,14 +204,15 @@ def provisional_sheet(race: Race) -> dict[str, Any]:
 
     table = load_score_table(race.settings.score_table)
     places = {n: i + 1 for i, n in enumerate(race.finish_order)}
-    sprint_pts = race.sprint_points()
+    pro = race.level is Level.PROFESSIONAL  # sprints and the jersey are professional rules
+    sprint_pts = race.sprint_points() if pro else {}
     sprints = []
     for i in sorted(race.crossings):
         s = race.course.sprint_at(i)
-        if s is not None:
+        if s is not None and pro:
             sprints.append(SprintResult(s.line, i, tuple(race.crossings[i][: len(s.points)]), s.points))
     jersey: dict[int, int] = {}
-    if race.level is Level.PROFESSIONAL:
+    if pro:
         if race.settings.yellow_jersey == "short":
             jersey = {n: k * table.jersey_points_per_round for n, k in race.jersey_rounds.items()}
         else:
