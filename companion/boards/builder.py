@@ -537,7 +537,9 @@ class _Builder:
         for p in self.pieces:
             for lane, cells in sorted(p.cells.items()):
                 for i, c in enumerate(cells):
-                    straight: _Cell | None = cells[i + 1] if i + 1 < len(cells) else None
+                    straight: _Cell | None = None
+                    if i + 1 < len(cells) and cells[i + 1].u <= c.u + 1 + EPS:
+                        straight = cells[i + 1]  # not across a stretch where the lane is missing
                     if straight is None and self.at_end(c):
                         for nxt in p.successors:
                             straight = straight or self.first_row(nxt, lane)
