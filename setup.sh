@@ -67,7 +67,14 @@ make_venv() {
         local np
         np="$("$py" -c 'import numpy; print(numpy.__version__)' 2>/dev/null || echo "")"
         if [ -n "$np" ]; then
-            run sh -c "echo 'numpy==$np' > $venv/constraints.txt"
+            {
+                echo "numpy==$np"
+                # opencv-python-headless 4.11 and newer need numpy 2; Raspberry Pi OS bookworm has 1.24.
+                case "$np" in 1.*) echo "opencv-python-headless<4.11" ;; esac
+            } > "$venv.constraints.tmp"
+            [ "$dry" = "1" ] && sed 's/^/+   constraint: /' "$venv.constraints.tmp"
+            run cp "$venv.constraints.tmp" "$venv/constraints.txt"
+            rm -f "$venv.constraints.tmp"
         else
             run sh -c ": > $venv/constraints.txt"
         fi
