@@ -94,9 +94,7 @@ class ScoreTable:
             raise ScoreTableError(f"{src}: place_points: needs at least one place")
         for i, p in enumerate(self.place_points):
             if not _is_int(p) or p < 0:
-                raise ScoreTableError(
-                    f"{src}: place_points[{i}]: must be a whole number >= 0, got {p!r}"
-                )
+                raise ScoreTableError(f"{src}: place_points[{i}]: must be a whole number >= 0, got {p!r}")
             if i and p > self.place_points[i - 1]:
                 raise ScoreTableError(
                     f"{src}: place_points[{i}]: {p} is more than place {i}'s "
@@ -117,9 +115,7 @@ class ScoreTable:
             ("points_per_round", self.jersey_points_per_round),
         ):
             if not _is_int(value) or value < 0:
-                raise ScoreTableError(
-                    f"{src}: yellow_jersey.{name}: must be a whole number >= 0, got {value!r}"
-                )
+                raise ScoreTableError(f"{src}: yellow_jersey.{name}: must be a whole number >= 0, got {value!r}")
 
     def points_for_place(self, place: int | None) -> int:
         """Finishing points of ``place`` (1-based); 0 for None or a place off the table."""
@@ -247,9 +243,7 @@ class RaceResult:
     rider_names: Mapping[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "teams", {int(t): tuple(rs) for t, rs in sorted(self.teams.items())}
-        )
+        object.__setattr__(self, "teams", {int(t): tuple(rs) for t, rs in sorted(self.teams.items())})
         object.__setattr__(self, "finish_order", tuple(self.finish_order))
         object.__setattr__(self, "sprints", tuple(self.sprints))
         object.__setattr__(self, "chase_uses", tuple(self.chase_uses))
@@ -289,9 +283,7 @@ class RaceResult:
             if len(set(s.riders)) != len(s.riders):
                 raise RaceResultError(f"{where}: a rider is placed twice")
             if len(s.riders) > len(s.points):
-                raise RaceResultError(
-                    f"{where}: {len(s.riders)} riders placed but only {len(s.points)} points"
-                )
+                raise RaceResultError(f"{where}: {len(s.riders)} riders placed but only {len(s.points)} points")
             if not all(_is_int(p) and p >= 0 for p in s.points):
                 raise RaceResultError(f"{where}: points must be whole numbers >= 0")
         for r, n in self.jersey_rounds.items():
@@ -303,26 +295,17 @@ class RaceResult:
             known(use.rider, f"chase_uses[{i}]")
             if len(use.photos) not in (1, 2):
                 raise RaceResultError(
-                    f"chase_uses[{i}] (rider {use.rider}): draws 1 or 2 photo-cards, "
-                    f"not {len(use.photos)}"
+                    f"chase_uses[{i}] (rider {use.rider}): draws 1 or 2 photo-cards, not {len(use.photos)}"
                 )
             for p in use.photos:
                 if p not in PHOTO_NUMBERS:
-                    raise RaceResultError(
-                        f"chase_uses[{i}] (rider {use.rider}): photo-card {p!r} is not 1-6"
-                    )
+                    raise RaceResultError(f"chase_uses[{i}] (rider {use.rider}): photo-card {p!r} is not 1-6")
             uses[use.rider] = uses.get(use.rider, 0) + 1
             if uses[use.rider] > MAX_CHASE_USES:
-                raise RaceResultError(
-                    f"chase_uses[{i}]: rider {use.rider} hangs on more than {MAX_CHASE_USES} times"
-                )
+                raise RaceResultError(f"chase_uses[{i}]: rider {use.rider} hangs on more than {MAX_CHASE_USES} times")
         if self.final_photos is not None:
-            if len(self.final_photos) != 2 or not all(
-                p in PHOTO_NUMBERS for p in self.final_photos
-            ):
-                raise RaceResultError(
-                    f"final_photos: two photo-card numbers 1-6, got {self.final_photos!r}"
-                )
+            if len(self.final_photos) != 2 or not all(p in PHOTO_NUMBERS for p in self.final_photos):
+                raise RaceResultError(f"final_photos: two photo-card numbers 1-6, got {self.final_photos!r}")
 
     @property
     def riders(self) -> tuple[int, ...]:
@@ -554,9 +537,7 @@ def score_race(result: RaceResult, table: ScoreTable) -> ScoreSheet:
             if wearer is not None and table.jersey_points_per_sprint:
                 bonus = (wearer, table.jersey_points_per_sprint)
                 jersey_pts[wearer] = jersey_pts.get(wearer, 0) + bonus[1]
-        columns.append(
-            SprintColumn(n, s.line, s.route_index, s.riders, s.points, before, holder, bonus)
-        )
+        columns.append(SprintColumn(n, s.line, s.route_index, s.riders, s.points, before, holder, bonus))
     if table.jersey_variant == "short":
         for rider, rounds in result.jersey_rounds.items():
             if rounds:

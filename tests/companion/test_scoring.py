@@ -7,6 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from companion.scoring import (
     DEFAULT_SCORE_TABLE,
@@ -523,3 +525,51 @@ def test_one_stage_is_a_plain_race_plus_the_best_rider(table: ScoreTable) -> Non
     for t in result.teams:
         best = max(sheet.rider(r).total for r in TEAMS[t.team])
         assert t.final == sheet.team(t.team).total + best
+
+
+# --- properties ----------------------------------------------------------------------
+
+podium = st.lists(st.sampled_from(ALL), min_size=0, max_size=3, unique=True).map(tuple)
+
+
+@given(
+    placed=st.lists(podium, min_size=1, max_size=4),
+    order=st.permutations(ALL),
+    finishers=st.integers(0, 16),
+    photos=st.lists(st.tuples(st.sampled_from(ALL), st.integers(1, 6)), max_size=MAX_CHASE_USES),
+    final=st.one_of(st.none(), st.tuples(st.integers(1, 6), st.integers(1, 6))),
+)
+def test_sheet_invariants(
+    placed: list[tuple[int, ...]],
+    order: list[int],
+    finishers: int,
+    photos: list[tuple[int, int]],
+    final: tuple[int, int] | None,
+) -> None:
+    table = load_score_table()
+    points = [(11, 8, 5), (7, 5, 3), (5, 4, 2), (11, 8, 5)]
+    result = RaceResult(
+        TEAMS,
+        tuple(order[:finishers]),
+        tuple(SprintResult("X", i, p, points[i]) for i, p in enumerate(placed)),
+        chase_uses=tuple(ChaseUse(r, (n,)) for r, n in photos),
+        final_photos=final,
+    )
+    sheet = score_race(result, table)
+    # Team totals add up; the winners have the most points.
+    for t in sheet.teams:
+        assert t.total == sum(sheet.rider(r).total for r in t.riders)
+    assert {t.team for t in sheet.teams if t.total == max(x.total for x in sheet.teams)} == set(sheet.winners)
+    # The jersey is always with a rider who has the most sprint points (ties allowed).
+    running: dict[int, int] = {}
+    for col in sheet.sprints:
+        for r, p in col.awarded:
+            running[r] = running.get(r, 0) + p
+        if col.holder_after is not None:
+            assert running[col.holder_after] == max(running.values())
+    # Disqualification removes exactly that rider's points.
+    clean = score_race(replace(result, final_photos=None), table)
+    out = disqualified(result.chase_uses, final)
+    assert set(sheet.disqualified) == out
+    for r in ALL:
+        assert sheet.rider(r).total == (0 if r in out else clean.rider(r).total)
