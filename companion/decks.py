@@ -57,6 +57,12 @@ class Deck(Generic[T]):
         self.log.append(card)
         return card
 
+    def draw_several_fresh(self, n: int) -> list[T]:
+        """Reshuffle the whole deck and draw ``n`` different cards, putting them back after."""
+        cards = self.rng.sample(list(self.cards), n)
+        self.log.extend(cards)
+        return cards
+
     def copy(self) -> Deck[T]:
         """An independent copy (same order, same random state)."""
         rng = random.Random()

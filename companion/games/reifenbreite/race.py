@@ -1024,4 +1024,4 @@ class Race:
                     self.yellow = yellow_jersey_after_sprint(
                         self.yellow, self.sprint_points(), self.crossings[i][0], self.crossings[i]
                     )
-            self.final_photos = (self.photo_deck.draw_fresh(), self.photo_deck.draw_fresh())
+            self.final_photos = tuple(self.photo_deck.draw_several_fresh(2))

@@ -384,3 +384,34 @@ def test_no_chance_cards_in_the_first_round():
     race = make_race(". 21 . . . . . . . .", round_=1)
     v = ok(race, Roll(21, (3, 4)))
     assert "chance" not in v.details and v.details["steps"] == 7
+
+
+def test_the_two_photo_cards_after_the_race_are_different():
+    from companion.games.reifenbreite import Photos
+
+    for seed in range(20):
+        race = make_race(". 21 . |A . . .", level=Level.PROFESSIONAL, seed=seed)
+        refused(race, Photos((1, 2)), "chase.photos-early")
+        ok(race, Roll(21, (1, 1)))
+        ok(race, Move(21, "a3"))
+        a, b = race.final_photos
+        assert a != b and {a, b} <= {1, 2, 3, 4, 5, 6}
+        ok(race, Photos((a, b)))
+        refused(race, Photos((b, a)), "chase.photos-mismatch")
+
+
+def test_the_chase_car():
+    race = make_race(". 21 . . . . . . . . . . . . . . . . . . . . . .", level=Level.PROFESSIONAL)
+    refused(race, Roll(21, (3, 3), chase_car=True), "chase.dice")
+    refused(race, Roll(21, (), cards=("21-5",), chase_car=True), "chase.with-cards")
+    v = ok(race, Roll(21, (), chase_car=True))
+    assert v.details["steps"] == 12 and len(v.details["photos"]) == 2
+    ok(race, Move(21, "a13"))
+    for _ in range(3):
+        v = ok(race, Roll(21, (2,), chase_car=True))
+        assert v.details["steps"] == 8 and len(v.details["photos"]) == 1
+        ok(race, Move(21, race.riders[21].pos.space))
+    refused(race, Roll(21, (2,), chase_car=True), "chase.limit")
+    assert len(race.riders[21].chase_photos) == 4
+    race = make_race(". 21 . . . .")
+    refused(race, Roll(21, (2,), chase_car=True), "chase.professional")
