@@ -105,7 +105,7 @@ def locate_board(image: np.ndarray, board: Board, *, max_error_mm: float = MAX_E
         g = gray if gray is not None else to_gray(image)
     except ValueError as exc:
         return BoardPose(False, f"bad frame: {exc}")
-    if float(g.std()) < 1.0:
+    if float(g[::8, ::8].std()) < 1.0:
         return BoardPose(False, "blank frame (no contrast): is the camera covered?")
     wanted = set(board.markers)
     corners, seen = _detect_corners(g, wanted)

@@ -386,7 +386,8 @@ def table_scene(
 
     ``riders`` maps rider number -> space id (default: none); ``jerseys`` jersey
     id (20..50) -> space id. ``None`` pose and image settings are drawn from
-    ``rng``: tilt 0..``max_tilt_deg``, any rotation, the board filling 70-95 %
+    ``rng``: tilt 0..``max_tilt_deg`` toward any side, the board's long side
+    along the frame's (either way round) +-20 degrees, the board filling 80-97 %
     of the frame, blur sigma 0.3..1.5, noise sigma 1..6. ``hide_corners`` puts a
     hand over those corner markers. ``stickers=False`` draws riders without
     markers (for the colour fallback). ``token_at_mm`` forces token centres.
@@ -398,8 +399,11 @@ def table_scene(
     w, h = size
     tilt = float(rng.uniform(0, max_tilt_deg) if tilt_deg is None else tilt_deg)
     azimuth = float(rng.uniform(0, 360))
-    roll = float(rng.uniform(-180, 180) if rotation_deg is None else rotation_deg)
-    fill_ = float(rng.uniform(0.7, 0.95) if fill is None else fill)
+    # The camera is mounted to frame the board: its long side along the frame's, either
+    # way round, give or take 20 degrees; the board fills 80-97 % of the frame.
+    roll = float(rng.choice([0.0, 180.0]) + rng.uniform(-20, 20)
+                 if rotation_deg is None else rotation_deg)
+    fill_ = float(rng.uniform(0.8, 0.97) if fill is None else fill)
     blur = float(rng.uniform(0.3, 1.5) if blur_sigma is None else blur_sigma)
     noise = float(rng.uniform(1.0, 6.0) if noise_sigma is None else noise_sigma)
     f_px = 0.78 * w * float(rng.uniform(0.9, 1.1))

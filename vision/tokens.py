@@ -47,9 +47,12 @@ MARGIN_MM = 2.5  # a centre this close to a border between two spaces is unclear
 RECT_PPM = 1.0  # px/mm of the top-down view used to find candidates
 PATCH_PPM = 5.0  # px/mm of the patch a token is read from
 MAX_CANDIDATES = 48
-MIN_RING = 0.06  # ring contrast of a candidate
-MIN_SCORE = 0.7  # correlation of the cells with the best code
-MIN_MARGIN = 0.2  # over the best code of another id
+# A candidate's contrasts (relative to the sticker's white): sticker against the
+# base around it, marker against the sticker, spread of the marker's cells.
+MIN_RING, MIN_DARK, MIN_CELLS = 0.12, 0.25, 0.08
+MIN_SCORE = 0.85  # correlation of the inner cells with the best code
+MIN_MARGIN = 0.1  # over the best code of another id
+BLURS_MM = (0.0, 0.3, 0.5, 0.7, 0.9, 1.1, 1.3)
 
 
 @dataclass(frozen=True)
@@ -147,20 +150,6 @@ def track_index(board: Board) -> TrackIndex:
 # --- reading token markers ----------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _codes() -> tuple[np.ndarray, np.ndarray]:
-    """The inner 4x4 cells of every token id in its 4 rotations, zero mean, unit norm."""
-    rows, ids = [], []
-    for tid in TOKEN_IDS:
-        inner = marker_cells(tid)[1:5, 1:5].astype(float)
-        for k in range(4):
-            c = np.rot90(inner, k).ravel()
-            c = c - c.mean()
-            rows.append(c / (np.linalg.norm(c) or 1.0))
-            ids.append(tid)
-    return np.array(rows), np.array(ids)
-
-
 def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float,
                 sticker_mm: float) -> list[tuple[float, float]]:
     """Board-mm spots with a token's local contrast, strongest first."""
@@ -170,20 +159,27 @@ def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float
     assert pose.H is not None
     W, H = int((w_mm + 2 * extra_mm) * s), int((h_mm + 2 * extra_mm) * s)
     rect = cv2.warpPerspective(gray, A @ pose.H, (W, H), flags=cv2.INTER_AREA,
-                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+                               borderMode=cv2.BORDER_REPLICATE)
     # Ring contrast: the white of the sticker (between the marker and the sticker's
     # edge) against the darker rider base just outside it, from box means.
     r = sticker_mm / 2 * s
 
     def ring(r0: float, r1: float) -> np.ndarray:
         k0, k1 = max(1, int(round(2 * r0)) | 1), max(3, int(round(2 * r1)) | 1)
-        b0 = cv2.boxFilter(rect, -1, (k0, k0))
-        b1 = cv2.boxFilter(rect, -1, (k1, k1))
+        b0 = cv2.boxFilter(rect, cv2.CV_32F, (k0, k0))
+        b1 = cv2.boxFilter(rect, cv2.CV_32F, (k1, k1))
         return (b1 * (k1 * k1) - b0 * (k0 * k0)) / (k1 * k1 - k0 * k0)
 
     inner = ring(0.65 * r, 0.95 * r)
     outer = ring(1.05 * r, 1.25 * r)
-    score = (inner - outer) / (inner + 10.0)
+    k = max(3, int(round(0.45 * sticker_mm * s)) | 1)
+    centre = cv2.boxFilter(rect, cv2.CV_32F, (k, k))
+    spread = np.sqrt(np.maximum(cv2.sqrBoxFilter(rect, cv2.CV_32F, (k, k)) - centre * centre, 0))
+    ring_c = (inner - outer) / (inner + 10.0)  # white sticker inside a darker base
+    dark_c = (inner - centre) / (inner + 10.0)  # a dark marker inside the white
+    cells_c = spread / (inner + 10.0)  # the marker's black and white cells
+    score = ring_c + dark_c
+    score[(ring_c < MIN_RING) | (dark_c < MIN_DARK) | (cells_c < MIN_CELLS)] = 0
     # Ignore the corner markers and their quiet zones.
     for m in board.markers.values():
         q = 0.4 * m.side_mm
@@ -193,7 +189,7 @@ def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float
         score[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = 0
     kd = max(3, int(round(0.7 * sticker_mm * s)) | 1)
     peak = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (kd, kd)))
-    ys, xs = np.nonzero((score >= peak) & (score > MIN_RING))
+    ys, xs = np.nonzero((score >= peak) & (score > 0))
     order = np.argsort(-score[ys, xs])[:MAX_CANDIDATES]
     return [((xs[i] + 0.5) / s - extra_mm, (ys[i] + 0.5) / s - extra_mm) for i in order]
 
@@ -274,48 +270,115 @@ def read_token(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
         if moved < 0.15 * side_mm:
             break
     cell = side_px / 6
-    # Mean of the centre part of every cell (6 x 6, border included).
-    grid = np.zeros((6, 6))
+    integral = cv2.integral(patch, sdepth=cv2.CV_64F)
+    bank, ids = _bank(side_mm)
+    best_read: tuple[float, float, int, float, float] | None = None
+    # Read at the estimated pose; when that is not clear, try small corrections of the
+    # angle and centre and keep the clearest read.
+    tries = [(0.0, 0.0, 0.0)] + [(dt, ddx, ddy) for dt in (-0.05, 0.0, 0.05)
+                                 for ddx, ddy in ((0, 0), (-0.15, 0), (0.15, 0), (0, -0.15),
+                                                  (0, 0.15)) if (dt, ddx, ddy) != (0, 0, 0)]
+    for dt, ddx, ddy in tries:
+        obs = _sample_cells(integral, cx + ddx * cell, cy + ddy * cell, cell, dt)
+        if obs is None:
+            continue
+        border, ring = obs[_BORDER], np.sort(obs[36:])
+        black, white = float(np.median(border)), float(ring[6:].mean())
+        if white - black < 20:
+            continue  # no dark square on a white sticker
+        if np.count_nonzero(border - black < 0.5 * (white - black)) < 0.8 * len(border):
+            continue  # no dark border all round: not a marker
+        v = obs[_INNER] - obs[_INNER].mean()
+        norm = float(np.linalg.norm(v))
+        if norm < 1e-6:
+            continue
+        scores = bank @ (v / norm)  # correlation with every code under every blur
+        b = int(np.argmax(scores))
+        if best_read is None or scores[b] > best_read[0]:
+            second = float(scores[ids != ids[b]].max())
+            best_read = (float(scores[b]), second, int(ids[b]), cx + ddx * cell, cy + ddy * cell)
+            if best_read[0] > 0.95 and best_read[0] - second > 0.2:
+                break  # clear enough
+    if best_read is None:
+        return None
+    score, second, tid, fx, fy = best_read
+    _LAST["score"], _LAST["second"] = score, second
+    if score < MIN_SCORE or score - second < MIN_MARGIN:
+        return None
+    c_mm = P @ np.array([fx, fy, 1.0])
+    return tid, (float(c_mm[0] / c_mm[2]), float(c_mm[1] / c_mm[2])), score
+
+
+_LAST: dict[str, float] = {}  # the last read's scores (for calibration)
+
+
+@lru_cache(maxsize=16)
+def _grid_points(cell: float) -> np.ndarray:
+    """Offsets (from the marker centre) of the 6x6 cell centres, then 12 points on the white."""
+    pts = [((j - 2.5) * cell, (i - 2.5) * cell) for i in range(6) for j in range(6)]
+    for t in np.linspace(0, 2 * math.pi, 12, endpoint=False):
+        rr = 4.0 * cell
+        pts.append((rr * math.cos(t), rr * math.sin(t)))
+    return np.array(pts)
+
+
+_INNER = np.array([i * 6 + j for i in range(1, 5) for j in range(1, 5)])
+_BORDER = np.array([i * 6 + j for i in range(6) for j in range(6) if i in (0, 5) or j in (0, 5)])
+
+
+def _sample_cells(integral: np.ndarray, cx: float, cy: float, cell: float,
+                  turn: float = 0.0) -> np.ndarray | None:
+    """Mean of a small window at every grid point (48 values), or None off the patch.
+
+    ``integral`` is the patch's integral image; ``turn`` rotates the grid (radians).
+    """
+    n = integral.shape[0] - 1
     r = max(1, int(cell * 0.25))
-    for i in range(6):
-        for j in range(6):
-            x = cx + (j - 2.5) * cell
-            y = cy + (i - 2.5) * cell
-            xi, yi = int(round(x)), int(round(y))
-            if not (r <= xi < n - r and r <= yi < n - r):
-                return None
-            grid[i, j] = patch[yi - r:yi + r + 1, xi - r:xi + r + 1].mean()
-    # The white of the sticker around the marker.
-    ring = []
-    for t in np.linspace(0, 2 * math.pi, 16, endpoint=False):
-        rr = side_px * 0.5 + cell * 1.0
-        x, y = cx + rr * math.cos(t), cy + rr * math.sin(t)
-        if 0 <= int(x) < n and 0 <= int(y) < n:
-            ring.append(patch[int(y), int(x)])
-    if not ring:
+    pts = _grid_points(cell)
+    if turn:
+        c, s = math.cos(turn), math.sin(turn)
+        pts = pts @ np.array([[c, s], [-s, c]])
+    xi = np.round(cx + pts[:, 0]).astype(int)
+    yi = np.round(cy + pts[:, 1]).astype(int)
+    if xi.min() < r or yi.min() < r or xi.max() >= n - r or yi.max() >= n - r:
         return None
-    border = np.concatenate([grid[0], grid[5], grid[1:5, 0], grid[1:5, 5]])
-    black = float(np.median(border))
-    white = float(np.percentile(ring, 60))
-    if white - black < 25:
-        return None
-    inner = grid[1:5, 1:5].ravel()
-    if np.mean((border - black) / (white - black) < 0.5) < 0.8:
-        return None  # no dark border all round: not a marker
-    d = inner.mean() - inner  # > 0 darker than the average cell
-    norm = float(np.linalg.norm(d))
-    if norm < 1e-6:
-        return None
-    codes, ids = _codes()
-    scores = codes @ (d / norm)  # Pearson correlation with every code
-    order = np.argsort(-scores)
-    best = int(order[0])
-    second = next(int(i) for i in order[1:] if ids[i] != ids[best])
-    if scores[best] < MIN_SCORE or scores[best] - scores[second] < MIN_MARGIN:
-        return None
-    c_mm = P @ np.array([cx, cy, 1.0])
-    return int(ids[best]), (float(c_mm[0] / c_mm[2]), float(c_mm[1] / c_mm[2])), float(
-        scores[best])
+    x0, x1, y0, y1 = xi - r, xi + r + 1, yi - r, yi + r + 1
+    tot = integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
+    return np.asarray(tot / float((2 * r + 1) ** 2))
+
+
+@lru_cache(maxsize=4)
+def _bank(side_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """What the 48 grid samples of every token code look like under several blurs.
+
+    Rows are zero mean and unit norm (for a correlation); with each row's id.
+    """
+    side_px = side_mm * PATCH_PPM
+    cell = side_px / 6
+    o = 4  # oversampling of the drawn marker
+    n = int(round(side_px * 1.8))
+    c = (n - 1) / 2
+    rows, ids = [], []
+    for tid in TOKEN_IDS:
+        cells = marker_cells(tid)
+        for k in range(4):
+            rot = np.rot90(cells, k)
+            big = np.full((n * o, n * o), 255.0, np.float32)
+            x0 = (c + 0.5) * o - 3 * cell * o
+            for i in range(6):
+                for j in range(6):
+                    if rot[i, j]:
+                        big[int(round(x0 + i * cell * o)):int(round(x0 + (i + 1) * cell * o)),
+                            int(round(x0 + j * cell * o)):int(round(x0 + (j + 1) * cell * o))] = 0
+            img = cv2.resize(big, (n, n), interpolation=cv2.INTER_AREA)
+            for sigma_mm in BLURS_MM:
+                t = cv2.GaussianBlur(img, (0, 0), sigma_mm * PATCH_PPM) if sigma_mm else img
+                obs = _sample_cells(cv2.integral(t, sdepth=cv2.CV_64F), c, c, cell)
+                assert obs is not None
+                v = obs[_INNER] - obs[_INNER].mean()
+                rows.append(v / np.linalg.norm(v))
+                ids.append(tid)
+    return np.array(rows), np.array(ids)
 
 
 def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
