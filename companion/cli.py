@@ -126,6 +126,7 @@ def _add_board_commands(sub: argparse._SubParsersAction) -> None:
     build.add_argument("description", metavar="DESCRIPTION", help="a board description (JSON)")
     build.add_argument("--out", metavar="BOARD.json", required=True, help="the board file to write")
     build.set_defaults(handler=_run_board_build)
+    _add_board_print_command(sub)
 
 
 def _run_board_build(args: argparse.Namespace) -> int:
@@ -232,6 +233,7 @@ def _add_vision_commands(sub: argparse._SubParsersAction) -> None:
     dice.add_argument("images", nargs="+", metavar="IMAGE")
     dice.add_argument("--json", action="store_true", help="one JSON object per line and image")
     dice.set_defaults(handler=_run_dice)
+    _add_locate_command(sub)
 
 
 def _run_dice(args: argparse.Namespace) -> int:
@@ -243,10 +245,94 @@ def _run_dice(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from exc
 
 
+def _add_locate_command(sub: argparse._SubParsersAction) -> None:
+    locate = sub.add_parser("locate", help="find the board and the rider tokens in images")
+    locate.add_argument("images", nargs="+", metavar="IMAGE")
+    locate.add_argument("--board", required=True, help="board file, or a shipped board name")
+    locate.add_argument("--json", action="store_true", help="one JSON object per line and image")
+    locate.add_argument("--riders", default=None, metavar="21,22,...",
+                        help="the tokens on the table: those not seen are listed as missing")
+    locate.add_argument("--side-mm", type=float, default=10.0, help="token marker side (mm)")
+    locate.set_defaults(handler=_run_locate)
+    tokens = sub.add_parser("tokens", help="rider token stickers")
+    tokens_sub = tokens.add_subparsers(dest="tokens_command", metavar="WHAT")
+    tokens_sub.required = True
+    tprint = tokens_sub.add_parser("print", help="a PDF sheet of round token stickers")
+    tprint.add_argument("--out", required=True, metavar="FILE.pdf")
+    tprint.add_argument("--side-mm", type=float, default=10.0, help="marker side (mm)")
+    tprint.set_defaults(handler=_run_tokens_print)
+
+
+def _load_board_arg(name: str) -> object:
+    from companion.boards import BoardError, load_board
+
+    try:
+        return load_board(name)
+    except BoardError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _run_locate(args: argparse.Namespace) -> int:
+    from vision.locate import locate_files
+
+    board = _load_board_arg(args.board)
+    expected = None
+    if args.riders:
+        try:
+            expected = [int(t) for t in args.riders.replace(" ", "").split(",") if t]
+        except ValueError:
+            raise CliError(f"--riders: not a list of numbers: {args.riders!r}") from None
+    if not 2 <= args.side_mm <= 60:
+        raise CliError("--side-mm must be between 2 and 60")
+    return locate_files(args.images, board, sys.stdout, expected=expected,  # type: ignore[arg-type]
+                        side_mm=args.side_mm, err=sys.stderr, as_json=args.json)
+
+
+def _run_tokens_print(args: argparse.Namespace) -> int:
+    from vision.printables import token_sheet_pdf
+
+    if not 4 <= args.side_mm <= 40:
+        raise CliError("--side-mm must be between 4 and 40")
+    try:
+        pages = token_sheet_pdf(args.out, side_mm=args.side_mm)
+    except OSError as exc:
+        raise CliError(f"{args.out}: cannot write ({exc.strerror or exc})") from None
+    print(f"{args.out}: {pages} page(s) of token stickers, markers {args.side_mm:g} mm")
+    return 0
+
+
+def _add_board_print_command(sub: argparse._SubParsersAction) -> None:
+    bprint = _board_subparsers(sub).add_parser(
+        "print", help="a PDF of the board at real scale (one sheet, or tiled on A4 with --tiles)")
+    bprint.add_argument("board", metavar="BOARD", help="board file, or a shipped board name")
+    bprint.add_argument("--out", required=True, metavar="FILE.pdf")
+    bprint.add_argument("--tiles", action="store_true", help="also tile it over A4 pages")
+    bprint.set_defaults(handler=_run_board_print)
+
+
+def _run_board_print(args: argparse.Namespace) -> int:
+    from vision.printables import board_pdf
+
+    board = _load_board_arg(args.board)
+    try:
+        pages = board_pdf(board, args.out, tiles=args.tiles)  # type: ignore[arg-type]
+    except OSError as exc:
+        raise CliError(f"{args.out}: cannot write ({exc.strerror or exc})") from None
+    print(f"{args.out}: {pages} page(s)")
+    return 0
+
+
 # --- benchmarks --------------------------------------------------------------
 
 
 def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
+    vis = bench_sub.add_parser("vision", help="board and token localisation on synthetic frames")
+    vis.add_argument("--scenes", type=int, default=200)
+    vis.add_argument("--seed", type=int, default=0)
+    vis.add_argument("--board", default=None, help="board (default: standard, else generated)")
+    vis.add_argument("--side-mm", type=float, default=10.0, help="token marker side (mm)")
+    vis.add_argument("--json", action="store_true", help="the figures as one JSON object")
+    vis.set_defaults(handler=_run_bench_vision)
     dice = bench_sub.add_parser("dice", help="dice reader accuracy and speed on labelled sets")
     dice.add_argument("--data", default=None, help="dir of SET/images + SET/labels "
                       "(default: ../shared/data/dice or $PELOTON_DICE_DATA)")
@@ -275,6 +361,17 @@ def _run_bench_dice(args: argparse.Namespace) -> int:
         return bench_command(data, args.split, sys.stdout, as_json=args.json)
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from exc
+
+
+def _run_bench_vision(args: argparse.Namespace) -> int:
+    from vision.bench import bench_vision
+
+    if args.scenes < 1:
+        raise CliError("--scenes must be at least 1")
+    board = _load_board_arg(args.board) if args.board else None
+    bench_vision(sys.stdout, scenes=args.scenes, seed=args.seed, board=board,  # type: ignore[arg-type]
+                 side_mm=args.side_mm, as_json=args.json)
+    return 0
 
 
 def _run_bench_engine(args: argparse.Namespace) -> int:

@@ -479,3 +479,22 @@ def table_scene(
     params = {"tilt_deg": tilt, "azimuth_deg": azimuth, "rotation_deg": roll, "fill": fill_,
               "blur_sigma": blur, "noise_sigma": noise, "px_per_mm": scale, "focal_px": f_px}
     return Scene(img, riders, jerseys, token_mm, dice, cam, list(hide_corners), params)
+
+
+DEMO_NOTATION = """
+.o  .o  .o  .   .   c1  c2  c2  .   .   u1  u2  u2  u3  .   .  |A .   d2  d2  .   .
+.o  .o  .o  .   .   c1  c2  .   .   .   u1  u2  u2  u3  .   .  |A .   d2  d2  .   .
+=   =   =   _   _   _   _   _   _   _   _   _   _   _   _   _     _   _   _   _   _
+.o  .o  .o  .   .   c1  c2  c2  .   .   u1  u2  u2  u3  .   .  |A .   d2  d2  .   .
+.o  .o  .o  .   .   c1  c2  c2  .   .   u1  u2  u2  u3  .   .  |A .   d2  d2  .   .
+"""
+
+
+def demo_board() -> Board:
+    """The shipped standard board, or (if it cannot be loaded) a generated straight road."""
+    from companion.boards import BoardError, load_board, parse_board
+
+    try:
+        return load_board("standard")
+    except BoardError:
+        return parse_board(DEMO_NOTATION, name="generated demo road")[0]
