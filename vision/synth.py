@@ -374,6 +374,7 @@ def table_scene(
     uneven_light: bool = True,
     shadows: bool = True,
     hide_corners: tuple[int, ...] = (),
+    hide_tokens: tuple[int, ...] = (),
     stickers: bool = True,
     token_side_mm: float = 10.0,
     base_d_mm: float = 24.0,
@@ -389,7 +390,7 @@ def table_scene(
     ``rng``: tilt 0..``max_tilt_deg`` toward any side, the board's long side
     along the frame's (either way round) +-20 degrees, the board filling 80-97 %
     of the frame, blur sigma 0.3..1.5, noise sigma 1..6. ``hide_corners`` puts a
-    hand over those corner markers. ``stickers=False`` draws riders without
+    hand over those corner markers, ``hide_tokens`` over those tokens. ``stickers=False`` draws riders without
     markers (for the colour fallback). ``token_at_mm`` forces token centres.
     ``board_image`` (rendered at ``board_px_per_mm``) saves re-rendering the
     board for every frame of a run.
@@ -451,6 +452,11 @@ def table_scene(
         c = cam.project(np.array([[m.x_mm + m.side_mm / 2, m.y_mm + m.side_mm / 2, 0]]))[0]
         side_px = m.side_mm * scale
         _hand(img, (float(c[0]), float(c[1])), side_px * 1.6, rng)
+    for tid in hide_tokens:
+        if tid not in token_mm:
+            continue
+        c = cam.project(np.array([[token_mm[tid][0], token_mm[tid][1], 0]]))[0]
+        _hand(img, (float(c[0]), float(c[1])), base_d_mm * scale * 1.2, rng)
 
     # Light: a smooth gain field and soft shadows, computed small and scaled up.
     if uneven_light or shadows:
