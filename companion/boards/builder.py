@@ -36,6 +36,8 @@ LANE_WIDTH_MM = 27.0
 ROW_LENGTH_MM = 36.0
 EPS = 1e-6
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
+MAX_ROWS = 1000  # in one segment: more is a mistake in the description
+MAX_MM = 100_000.0
 
 _SEGMENT_KINDS = ("straight", "curve", "lanes", "fork")
 _COMMON_KEYS = {"surface", "number", "numbers", "paint", "start", "line_after", "thick", "label"}
@@ -115,13 +117,20 @@ class _Builder:
         return BoardError(f"{where}: {message}" if where else message, self.source)
 
     def _positive(self, value: Any, what: str, where: str = "") -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-            raise self.error(f"'{what}' must be a number > 0, not {value!r}", where)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 0 < value <= MAX_MM
+        ):
+            raise self.error(f"'{what}' must be a number > 0 (mm or degrees), not {value!r}",
+                             where)
         return float(value)
 
     def _count(self, value: Any, what: str, where: str) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise self.error(f"'{what}' must be a whole number >= 1, not {value!r}", where)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ROWS:
+            raise self.error(
+                f"'{what}' must be a whole number 1-{MAX_ROWS}, not {value!r}", where
+            )
         return value
 
     def _lanes(self, value: Any, where: str, what: str = "lanes") -> tuple[int, int]:
@@ -246,7 +255,11 @@ class _Builder:
         if angle_deg > 360:
             raise self.error("'angle_deg' must be at most 360", where)
         radius = seg.get("inner_radius_mm")
-        if isinstance(radius, bool) or not isinstance(radius, int | float) or radius < 0:
+        if (
+            isinstance(radius, bool)
+            or not isinstance(radius, int | float)
+            or not 0 <= radius <= MAX_MM
+        ):
             raise self.error(f"'inner_radius_mm' must be a number >= 0, not {radius!r}", where)
         theta = math.radians(angle_deg)
         w = self.lane_w
@@ -279,7 +292,9 @@ class _Builder:
         else:
             for lane in range(lanes[0], lanes[1] + 1):
                 arc = radius_at((lane + 0.5) * w) * theta
-                counts.append(max(1, round(arc / self.row_len)))
+                counts.append(max(1, math.floor(arc / self.row_len + 0.5)))
+            if max(counts) > MAX_ROWS:
+                raise self.error(f"the curve is too long ({max(counts)} spaces in a lane)", where)
         rows = min(counts)
         p = self.pieces[piece]
         cells: list[_Cell] = []
@@ -582,11 +597,16 @@ class _Builder:
             raise self.error("'start' must be {at_mm: [x, y], heading_deg, lanes: [first, last]}")
         at = start.get("at_mm")
         if not isinstance(at, list) or len(at) != 2 or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in at
+            isinstance(v, int | float) and not isinstance(v, bool) and abs(v) <= MAX_MM
+            for v in at
         ):
             raise self.error("'start.at_mm' must be [x, y] in mm")
         heading = start.get("heading_deg", 0)
-        if isinstance(heading, bool) or not isinstance(heading, int | float):
+        if (
+            isinstance(heading, bool)
+            or not isinstance(heading, int | float)
+            or not math.isfinite(heading)
+        ):
             raise self.error("'start.heading_deg' must be a number")
         lanes = self._lanes(start.get("lanes"), "start")
         pose0 = _Pose(float(at[0]), float(at[1]), math.radians(heading))
@@ -615,8 +635,8 @@ class _Builder:
         size = d.get("size_mm", [math.ceil(max(xs) + margin), math.ceil(max(ys) + margin)])
         if (
             not isinstance(size, list) or len(size) != 2
-            or not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0
-                       for v in size)
+            or not all(isinstance(v, int | float) and not isinstance(v, bool)
+                       and 0 < v <= MAX_MM for v in size)
         ):
             raise self.error("'size_mm' must be [width, height] in mm")
         if min(xs) < 0 or min(ys) < 0 or max(xs) > size[0] or max(ys) > size[1]:

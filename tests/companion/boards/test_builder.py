@@ -195,7 +195,7 @@ def test_a_circuit_closes_and_has_an_order_period() -> None:
     [
         ([{"straight": 2}, {"bend": 3}], {}, "road[1]: a segment needs exactly one of"),
         ([{"curve": "up", "angle_deg": 90, "inner_radius_mm": 30}], {}, "road[0]: 'curve' must"),
-        ([{"straight": 0}], {}, "road[0]: 'straight' must be a whole number >= 1"),
+        ([{"straight": 0}], {}, "road[0]: 'straight' must be a whole number 1-1000"),
         ([{"straight": 2, "label": "climb", "surface": "uphill"}], {},
          "road[0] (climb): a uphill space needs a number"),
         ([{"straight": 2, "numbers": [1]}], {}, "'numbers' must list one number for each of the 2"),
