@@ -91,8 +91,15 @@ class TrackIndex:
         self.polys = [space_polygon(board.spaces[s]).astype(np.float32) for s in self.ids]
         self.has_polygons = all(board.spaces[s].polygon_mm for s in self.ids)
         self.centers = np.array([board.spaces[s].center_mm for s in self.ids], float)
-        sizes = [float(np.sqrt(cv2.contourArea(p))) for p in self.polys]
-        self.typical = float(np.median(sizes)) if sizes else 25.0
+        if self.has_polygons:
+            sizes = [float(np.sqrt(cv2.contourArea(p))) for p in self.polys]
+            self.typical = float(np.median(sizes)) if sizes else 25.0
+        elif len(self.centers) > 1:  # the usual distance between neighbouring centres
+            d = np.linalg.norm(self.centers[:, None] - self.centers[None], axis=2)
+            np.fill_diagonal(d, np.inf)
+            self.typical = float(np.median(d.min(axis=1)))
+        else:
+            self.typical = 25.0
 
     def locate(self, pt: tuple[float, float], margin_mm: float = MARGIN_MM,
                ) -> tuple[str, str | None, tuple[str, ...]]:
@@ -103,7 +110,7 @@ class TrackIndex:
         if not self.has_polygons:
             # Nearest centre within a tolerance; unclear when two are about as near.
             d = np.sqrt(d2[near])
-            if d[0] > 0.6 * self.typical:
+            if d[0] > 0.75 * self.typical:
                 return "unplaced", None, ()
             if len(d) > 1 and d[1] - d[0] < 2 * margin_mm:
                 return "unclear", None, (self.ids[near[0]], self.ids[near[1]])
