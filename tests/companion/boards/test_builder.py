@@ -280,3 +280,26 @@ def test_the_board_group_is_created_once() -> None:
     group = _board_subparsers(sub)  # type: ignore[arg-type]
     assert _board_subparsers(sub) is group  # type: ignore[arg-type]
     assert "build" in group.choices
+
+
+def test_the_worked_example_of_the_docs_builds_as_described() -> None:
+    text = (Path(__file__).parents[3] / "docs" / "board-builder.md").read_text()
+    block = text.split("## Worked example", 1)[1].split("```json", 1)[1].split("```", 1)[0]
+    board = build_board(json.loads(block))
+    assert len(board.spaces) == 146
+    assert board.order_period == 30
+    assert board.size_mm == (773, 441)
+    assert len(board.start_spaces("1")) == 16
+
+
+def test_the_loader_derives_beside_only_where_the_file_leaves_it_out() -> None:
+    from companion.boards import board_from_dict
+
+    board = build_board(describe({"straight": 3}))
+    data = board_to_dict(board)
+    for raw in data["spaces"]:
+        if raw["id"] == "b1":
+            raw["beside"] = {"left": None}  # explicitly nobody on the left, right left out
+    again = board_from_dict(data)
+    assert again.beside("b1") == (None, "c1")
+    assert again.beside("b2") == ("a2", "c2")
