@@ -69,8 +69,8 @@ def detector(small: bool = True, fast: bool = False) -> cv2.aruco.ArucoDetector:
     left to the caller (``cornerSubPix`` on the board markers only).
     """
     p = cv2.aruco.DetectorParameters()
-    p.adaptiveThreshWinSizeMin = 13 if fast else 5
-    p.adaptiveThreshWinSizeMax = 13 if fast else 25
+    p.adaptiveThreshWinSizeMin = 13 if fast else 3
+    p.adaptiveThreshWinSizeMax = 13 if fast else 23
     p.adaptiveThreshWinSizeStep = 10
     p.minMarkerPerimeterRate = 0.012 if small else 0.04
     p.polygonalApproxAccuracyRate = 0.05

@@ -1,0 +1,96 @@
+"""The synthetic table: deterministic, and its ground truth matches what it draws."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion.boards import parse_board
+from vision.markers import detect, to_gray
+from vision.synth import look_at, random_riders, table_scene
+
+BOARD, _ = parse_board("""
+.o  .o  .   c3  c3  .   .   u2 |A .
+.o  .o  .   c3  .   .   .   u2 |A .
+.o  .o  .   c3  c3  .   .   d1 |A .
+""", name="synth board")
+SIZE = (800, 600)
+
+
+def test_same_seed_same_scene_and_truth() -> None:
+    a = table_scene(BOARD, {21: "a3", 31: "b5"}, rng=np.random.default_rng(42), size=SIZE)
+    b = table_scene(BOARD, {21: "a3", 31: "b5"}, rng=np.random.default_rng(42), size=SIZE)
+    c = table_scene(BOARD, {21: "a3", 31: "b5"}, rng=np.random.default_rng(43), size=SIZE)
+    assert np.array_equal(a.image, b.image)
+    assert a.dice == b.dice and a.token_mm == b.token_mm and a.params == b.params
+    assert not np.array_equal(a.image, c.image)
+
+
+def test_default_frame_size_and_truth() -> None:
+    rng = np.random.default_rng(0)
+    riders = random_riders(BOARD, rng, 16)
+    assert len(riders) == 16 and len(set(riders.values())) == 16
+    sc = table_scene(BOARD, riders, rng=rng)
+    assert sc.image.shape == (1520, 2028, 3) and sc.image.dtype == np.uint8
+    assert sc.riders == riders
+    assert 0.0 <= sc.params["tilt_deg"] <= 35.0
+    assert 0.3 <= sc.params["blur_sigma"] <= 1.5
+    # Two dice by default, values 1-6, their centres inside the frame.
+    assert len(sc.dice) == 2
+    for d in sc.dice:
+        assert 1 <= d.value <= 6
+        assert 0 <= d.center[0] < 2028 and 0 <= d.center[1] < 1520
+    # Every token centre is inside its space's polygon.
+    for rider, space in riders.items():
+        x, y = sc.token_mm[rider]
+        poly = np.array(BOARD.spaces[space].polygon_mm)
+        assert poly[:, 0].min() < x < poly[:, 0].max() and poly[:, 1].min() < y < poly[:, 1].max()
+
+
+def test_given_dice_values_and_no_dice() -> None:
+    sc = table_scene(BOARD, {}, rng=np.random.default_rng(1), size=SIZE, dice_values=[6, 1, 3])
+    assert [d.value for d in sc.dice] == [6, 1, 3]
+    assert table_scene(BOARD, {}, rng=np.random.default_rng(1), size=SIZE, n_dice=0).dice == []
+
+
+def test_markers_drawn_where_the_truth_says() -> None:
+    sc = table_scene(BOARD, {}, rng=np.random.default_rng(2), size=SIZE, tilt_deg=20.0,
+                     blur_sigma=0.5, noise_sigma=1.0)
+    H = sc.board_to_image
+    seen = {d.id: d for d in detect(to_gray(sc.image))}
+    assert {0, 1, 2, 3} <= set(seen)
+    for mid, m in BOARD.markers.items():
+        corners = np.array(m.corners_mm(), float)
+        px = (H @ np.c_[corners, np.ones(4)].T).T
+        px = px[:, :2] / px[:, 2:]
+        assert np.max(np.linalg.norm(seen[mid].corners - px, axis=1)) < 1.5
+
+
+def test_camera_homography_matches_projection() -> None:
+    cam = look_at(np.array([200.0, 100.0, 0.0]), 30.0, 45.0, 10.0, 900.0, 1500.0, (2028, 1520))
+    pts = np.array([[0.0, 0.0], [400.0, 0.0], [123.0, 321.0]])
+    H = cam.homography(0.0)
+    a = (H @ np.c_[pts, np.ones(3)].T).T
+    a = a[:, :2] / a[:, 2:]
+    b = cam.project(np.c_[pts, np.zeros(3)])
+    assert np.allclose(a, b, atol=1e-6)
+    # The plane 10 mm above the table (negative z) too.
+    H10 = cam.homography(-10.0)
+    c = (H10 @ np.c_[pts, np.ones(3)].T).T
+    assert np.allclose(c[:, :2] / c[:, 2:], cam.project(np.c_[pts, np.full(3, -10.0)]), atol=1e-6)
+
+
+def test_dice_look_like_dice() -> None:
+    """A die's top face: a bright square with dark pips (or the reverse) at its centre."""
+    sc = table_scene(BOARD, {}, rng=np.random.default_rng(5), size=SIZE, dice_values=[5],
+                     blur_sigma=0.3, noise_sigma=0.5, tilt_deg=0.0)
+    (d,) = sc.dice
+    g = to_gray(sc.image).astype(float)
+    x, y = int(round(d.center[0])), int(round(d.center[1]))
+    patch = g[y - 6:y + 7, x - 6:x + 7]
+    assert patch.max() - patch.min() > 60  # the centre pip of a five on the face
+
+
+def test_hidden_corner_is_really_hidden() -> None:
+    sc = table_scene(BOARD, {}, rng=np.random.default_rng(3), size=SIZE, hide_corners=(2,))
+    ids = {d.id for d in detect(to_gray(sc.image))}
+    assert 2 not in ids and {0, 1, 3} <= ids
