@@ -1,0 +1,136 @@
+"""`companion locate --json` and `companion bench vision`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.boards import board_to_dict, parse_board
+from companion.cli import main
+from vision.locate import locate_frame
+from vision.synth import table_scene
+
+BOARD, _ = parse_board("""
+.o  .o  .   c3  c3  .   .   u2  u2 |A .
+.o  .o  .   c3  .   .   .   u2  u2 |A .
+.o  .o  .   c3  c3  .   .   d1  d1 |A .
+""", name="cli board")
+RIDERS = {21: "a2", 31: "b2", 41: "c2", 22: "a5", 52: "b8"}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("locate")
+    board = d / "board.json"
+    board.write_text(json.dumps(board_to_dict(BOARD)))
+    other = d / "other.json"
+    other.write_text(json.dumps(board_to_dict(parse_board(". . . . . . . . . . . . . . .\n"
+                                                          ". . . . . . . . . . . . . . .\n",
+                                                          name="other")[0])))
+    scene = table_scene(BOARD, RIDERS, rng=np.random.default_rng(0), size=(1014, 760),
+                        tilt_deg=20.0, token_at_mm=None)
+    frame = d / "frame.png"
+    cv2.imwrite(str(frame), scene.image)
+    off = dict(RIDERS)
+    scene2 = table_scene(BOARD, off, rng=np.random.default_rng(1), size=(1014, 760),
+                         tilt_deg=10.0, token_at_mm={52: (200.0, 15.0)})
+    frame2 = d / "offtrack.png"
+    cv2.imwrite(str(frame2), scene2.image)
+    broken = d / "broken.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\n not really a png")
+    empty = d / "empty.jpg"
+    empty.write_bytes(b"")
+    grey = d / "grey.png"
+    cv2.imwrite(str(grey), np.full((480, 640), 128, np.uint8))
+    bad_board = d / "bad.json"
+    bad_board.write_text('{"name": "x", "size_mm": [10, 10], "spaces": [')
+    return {"board": board, "other": other, "frame": frame, "offtrack": frame2,
+            "broken": broken, "empty": empty, "grey": grey, "bad_board": bad_board}
+
+
+def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict], str]:
+    code = main(args)
+    cap = capsys.readouterr()
+    lines = [json.loads(x) for x in cap.out.splitlines() if x.strip()]
+    return code, lines, cap.err
+
+
+def test_locate_json_lines(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, err = _run(["locate", "--json", "--board", str(files["board"]),
+                             str(files["frame"]), str(files["offtrack"])], capsys)
+    assert code == 0 and err == ""
+    assert [x["image"] for x in lines] == [str(files["frame"]), str(files["offtrack"])]
+    first, second = lines
+    for rec in lines:
+        assert {"image", "board_found", "tokens", "unplaced", "ms"} <= set(rec)
+        assert isinstance(rec["ms"], float)
+    assert first["board_found"] is True
+    assert first["tokens"] == {str(k): v for k, v in sorted(RIDERS.items())}
+    assert first["unplaced"] == []
+    assert second["unplaced"] == [52] and "52" not in second["tokens"]
+
+
+def test_bad_images_are_reported_and_the_rest_processed(
+        files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    paths = [files["broken"], files["frame"], files["empty"], files["grey"],
+             files["board"].parent / "missing.png"]
+    code, lines, err = _run(["locate", "--json", "--board", str(files["board"]),
+                             *map(str, paths)], capsys)
+    assert code == 1
+    assert len(lines) == 5
+    broken, good, empty, grey, missing = lines
+    assert "error" in broken and broken["board_found"] is False
+    assert good["board_found"] is True and len(good["tokens"]) == len(RIDERS)
+    assert "error" in empty and "error" in missing
+    assert grey["board_found"] is False and "reason" in grey and grey["tokens"] == {}
+    assert "broken.png" in err and "missing.png" in err
+
+
+def test_wrong_board_file_and_missing_riders(
+        files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, _ = _run(["locate", "--json", "--board", str(files["other"]),
+                           str(files["frame"])], capsys)
+    assert code == 0 and lines[0]["board_found"] is False
+    assert "wrong board file" in lines[0]["reason"]
+    code, lines, _ = _run(["locate", "--json", "--board", str(files["board"]), "--riders",
+                           "21,22,33", str(files["frame"])], capsys)
+    assert lines[0]["missing"] == [33]
+
+
+def test_bad_board_file_is_a_clear_error(files: dict[str, Path],
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, err = _run(["locate", "--json", "--board", str(files["bad_board"]),
+                             str(files["frame"])], capsys)
+    assert code == 2 and lines == []
+    assert "bad.json" in err and "JSON" in err
+    code, _, err = _run(["locate", "--board", "no-such-board", str(files["frame"])], capsys)
+    assert code == 2 and "no such board file" in err
+
+
+def test_locate_text_output(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["locate", "--board", str(files["board"]), str(files["frame"])]) == 0
+    out = capsys.readouterr().out
+    assert "21 a2" in out and "52 b8" in out
+
+
+def test_locate_frame_never_crashes() -> None:
+    for frame in (np.zeros((0, 0, 3), np.uint8), np.zeros((5, 5), np.uint8),
+                  np.full((600, 800, 3), 200, np.uint8)):
+        rec = locate_frame(frame, BOARD, expected=[21])
+        assert rec["board_found"] is False and rec["tokens"] == {}
+        assert rec.get("missing", [21]) == [21]
+
+
+def test_bench_vision_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bf = tmp_path / "b.json"
+    bf.write_text(json.dumps(board_to_dict(BOARD)))
+    assert main(["bench", "vision", "--scenes", "2", "--board", str(bf), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["scenes"] == 2 and res["riders"] > 0
+    assert res["wrong_pct"] == 0.0
+    assert res["right_pct"] + res["missing_pct"] + res["unclear_pct"] == pytest.approx(100.0)
+    assert res["ms_board_tokens_median"] > 0
