@@ -76,9 +76,9 @@ def draw_marker(img: np.ndarray, marker_id: int, x_mm: float, y_mm: float, side_
     cv2.rectangle(img, (x0, y0), (x1, y1), (255, 255, 255), -1)
     side_px = max(6, int(round(side_mm * ppm)))
     mk = marker_image(marker_id, side_px * 4)  # oversample then place with sub-pixel accuracy
-    src = np.float32([[0, 0], [mk.shape[1], 0], [mk.shape[1], mk.shape[0]]])
-    dst = np.float32([[x_mm * ppm, y_mm * ppm], [(x_mm + side_mm) * ppm, y_mm * ppm],
-                      [(x_mm + side_mm) * ppm, (y_mm + side_mm) * ppm]])
+    src = np.array([[0, 0], [mk.shape[1], 0], [mk.shape[1], mk.shape[0]]], np.float32)
+    dst = np.array([[x_mm * ppm, y_mm * ppm], [(x_mm + side_mm) * ppm, y_mm * ppm],
+                    [(x_mm + side_mm) * ppm, (y_mm + side_mm) * ppm]], np.float32)
     dst -= 0.5  # pixel centres: pixel i covers [i - 0.5, i + 0.5] in OpenCV's convention
     m = cv2.getAffineTransform(src, dst)
     h, w = img.shape[:2]
@@ -128,13 +128,12 @@ def render_board(board: Board, px_per_mm: float = 4.0, *, markers: bool = True,
         if s.straight and s.straight in board.spaces:
             toward = np.asarray(board.spaces[s.straight].center_mm, float)
         else:
-            c = np.asarray(s.center_mm, float)
-            toward = c + np.array([1.0, 0.0])
+            toward = np.asarray(s.center_mm, float) + np.array([1.0, 0.0])
         p, q = shared_edge(polys[sid], toward)
         _checker_line(img, p, q, ppm)
         lines.setdefault(s.line_after, []).extend([p, q])
-    for label, pts in lines.items():
-        arr = np.asarray(pts)
+    for label, ends in lines.items():
+        arr = np.asarray(ends)
         c = arr.mean(axis=0)
         d = arr - c
         axis = np.linalg.svd(d)[2][0] if len(arr) > 1 else np.array([0.0, 1.0])

@@ -286,9 +286,9 @@ def _draw_die(img: np.ndarray, cam: Camera, center_mm: tuple[float, float], size
     for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
         for k in range(4):
             t = (k / 3) * math.pi / 2 + math.atan2(b, a) - math.pi / 4
-            u = a * (1 - corner) + corner * math.cos(t) * math.sqrt(2) * 0.71
-            v = b * (1 - corner) + corner * math.sin(t) * math.sqrt(2) * 0.71
-            outline.append(top + u * ex + v * ey)
+            fu = a * (1 - corner) + corner * math.cos(t) * math.sqrt(2) * 0.71
+            fv = b * (1 - corner) + corner * math.sin(t) * math.sqrt(2) * 0.71
+            outline.append(top + fu * ex + fv * ey)
     p = cam.project(np.array(outline))
     cv2.fillPoly(img, [np.round(p * 16).astype(np.int32)], body, cv2.LINE_AA, 4)
     edge = tuple(int(v * 0.8) for v in body)
@@ -311,7 +311,7 @@ def _place_dice(board: Board, cam: Camera, rng: np.random.Generator, n: int, siz
     space_c = np.array([s.center_mm for s in board.spaces.values()], float)
     marker_c = np.array([[m.x_mm + m.side_mm / 2, m.y_mm + m.side_mm / 2]
                          for m in board.markers.values()] or [[-1e9, -1e9]], float)
-    tok = np.array(list(token_mm.values()) or [[-1e9, -1e9]], float)
+    tok = np.array(list(token_mm.values()) or [(-1e9, -1e9)], float)
     out: list[tuple[float, float]] = []
     for attempt in range(400):
         relax = attempt > 300
