@@ -14,6 +14,7 @@ rolls them.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from itertools import combinations
@@ -141,6 +142,35 @@ class RandomManager:
         return self.rng.choice(options)
 
 
+class GreedyManager:
+    """A simple baseline: always the farthest space, plays cards as soon as it may, drafts a long move.
+
+    No team play, no breakaways, no chase car. The bots are measured against it
+    (``companion bench bots``) as well as against random play.
+    """
+
+    def place(self, race: Race, team: int) -> tuple[int, str]:
+        riders, dots = legal_places(race, team)
+        return riders[0], dots[0]
+
+    def roll(self, race: Race, rider: int) -> RollChoice:
+        legal = sorted(race.legal_cards(rider), key=lambda c: (-c.value, str(c)))
+        return RollChoice(tuple(str(c) for c in legal[: max_cards(race, rider)]))
+
+    def move(self, race: Race, rider: int, steps: int, destinations: dict[str, int]) -> str:
+        r = race.riders[rider]
+        assert r.pos is not None
+        found = movement.destinations(race.cm, r.pos, steps, race.at.keys())
+        best = max(found.items(), key=lambda pk: (race.cm.distance(pk[0]), pk[1], pk[0].space))
+        return best[0].space if best[0].space in destinations else min(destinations)
+
+    def draft(self, race: Race, rider: int, leader: int) -> bool:
+        return race.offer is not None and race.offer.limit >= 7
+
+    def switch_lead(self, race: Race, rider: int) -> int | None:
+        return None
+
+
 # --- the bots --------------------------------------------------------------------
 
 
@@ -187,6 +217,27 @@ class Geometry:
         return self.line_x(len(self.cm.course.route) - 1)
 
 
+@dataclass(frozen=True)
+class BotStyle:
+    """The weights of the bot's move choice (in spaces of progress) and its draft margin."""
+
+    window: float = 2.5  # how many spaces short of the farthest move the bot considers
+    surface: float = 0.6  # per point of the next space's modifier (cobbles, climbs, descents)
+    mate_draft: float = 1.0  # a teammate behind can draft this move
+    mate_draft_gain: float = 0.8  # ... per space his draft beats his expected roll
+    rival_draft_gain: float = 0.5  # an opponent behind could draft: per space he gains
+    wheel: float = 1.2  # ending directly behind a rider (a draft next round)
+    wheel_mate: float = 0.6  # ... who is a teammate
+    lead_star: float = 2.0  # ending directly ahead of the own star (he can draft next round)
+    lead_mate: float = 0.8  # ... of another teammate
+    draft_margin: float = -0.5  # draft when the draft gains at least expected roll + margin
+    push_slack: int = 1  # spend cards this many turns earlier than strictly needed to use them all
+    sprint_reach: float = 13.0  # play own cards for a sprint this many spaces before its line
+    sprint_field: int = 2  # ... when at most this many riders more than the open places are ahead
+    early_sprint: bool = False  # professional: helpers spend their own cards on the road to the first sprint
+    chase_rank: int = 13  # hang onto the chase car only when placed this far back (little to lose)
+
+
 class BotManager:
     """A sensible team manager: drafts when it pays, rides for the star, spends cards late.
 
@@ -195,9 +246,10 @@ class BotManager:
     rider. See ``docs/bots.md``.
     """
 
-    def __init__(self, chase_car: bool = True, chase_limit: int = 2) -> None:
+    def __init__(self, chase_car: bool = True, chase_limit: int = 2, style: BotStyle | None = None) -> None:
         self.chase_car = chase_car
         self.chase_limit = chase_limit
+        self.style = style or BotStyle()
         self._geo: Geometry | None = None
 
     # --- helpers ------------------------------------------------------------
@@ -269,6 +321,13 @@ class BotManager:
 
     # --- rolling ----------------------------------------------------------------
 
+    def _turns_to_finish(self, race: Race, rider: int, cards: bool = True) -> float:
+        r = race.riders[rider]
+        assert r.pos is not None
+        geo = self.geo(race)
+        per_turn = (11.5 if cards else 7.0) + self._modifier(race, r.pos.space)
+        return max(0.0, geo.finish_x - geo.x(r.pos)) / max(4.0, per_turn)
+
     def _cards_to_play(self, race: Race, rider: int) -> list[EnergyCard]:
         n_max = max_cards(race, rider)
         if n_max == 0:
@@ -285,28 +344,34 @@ class BotManager:
         mod = self._modifier(race, r.pos.space)
         own = [c for c in legal if c.owner == rider]
         jokers = [c for c in legal if c.owner is None]
-        star_racing = self._racing(race, star)
-        # jokers belong to the star, unless he is out of the race or far behind this rider
-        may_joker = rider == star or not star_racing
-        if not may_joker and star_racing:
-            sp = race.riders[star].pos
-            assert sp is not None
-            may_joker = geo.x(r.pos) - geo.x(sp) > 20 and to_finish < 30
-        pool = own + (jokers if may_joker else [])
+        if rider == star or not self._racing(race, star):
+            spare = len(jokers)
+        else:
+            # jokers are the star's; the others get those he cannot play before he finishes
+            hand = race.teams[team].hand
+            star_cards = sum(1 for c in hand if c.owner in (None, star))
+            star_turns = math.ceil(self._turns_to_finish(race, star))
+            spare = max(0, star_cards - 2 * star_turns)
+        pool = own + jokers[:spare]
         pool.sort(key=lambda c: (-c.value, c.owner is None))  # own cards before jokers
         if not pool:
             return []
-        # the final push: within reach of the line in the next turns
-        turns_left = max(1.0, to_finish / max(4.0, 11.0 + mod))
-        if to_finish <= 13 - mod or len(pool) >= 2 * turns_left:
+        st = self.style
+        # the final push: spend the cards while there are turns to spend them in
+        turns_left = math.ceil(self._turns_to_finish(race, rider))
+        if to_finish <= 13 - mod or len(pool) >= n_max * max(1, turns_left - st.push_slack):
             return pool[:n_max]
-        # a sprint with places open, when the rider is among the contenders
+        # a sprint with places open (professional rules), when the rider is among the contenders
         sprint = self._open_sprint(race, rider)
         if sprint is not None:
             dist, left = sprint
-            if 0 < dist <= 13 - mod and self._rank(race, rider) <= len(race.finish_order) + left + 2:
-                mine = own if rider != star else own[: max(0, len(own) - 2)]
-                return mine[:n_max]
+            contender = self._rank(race, rider) <= len(race.finish_order) + left + st.sprint_field
+            if 0 < dist <= st.sprint_reach - mod and contender:
+                return own[:n_max]
+        # professional: the helpers ride for the first sprint with their own cards
+        if (st.early_sprint and rider != star and sprint is not None and race.course.sprints
+                and not race.crossings.get(race.course.sprints[0].leg)):
+            return own[:n_max]
         # a steep climb: a card saves a dismount
         if mod <= -3 and own and rider != star:
             return own[:1]
@@ -337,8 +402,8 @@ class BotManager:
         to_finish = geo.finish_x - geo.x(r.pos)
         if to_finish > 30 or self._modifier(race, r.pos.space) < -2:
             return False
-        # a rider placed 10th or worse risks little: the photo costs him his few points
-        return self._rank(race, rider) >= 10
+        # a rider placed far back risks little: the photo costs him his few points
+        return self._rank(race, rider) >= self.style.chase_rank
 
     # --- moving ---------------------------------------------------------------
 
@@ -364,7 +429,7 @@ class BotManager:
         top = geo.x(cands[0][1][0])
         if top >= finish:
             return cands[0][0]  # crossing the finish: as far as possible
-        cands = [c for c in cands if geo.x(c[1][0]) >= top - 2.5][:10]
+        cands = [c for c in cands if geo.x(c[1][0]) >= top - self.style.window][:10]
         # the rider directly behind my start may draft me: can he reach the space behind my end?
         behind_start = board.behind(start.space)
         follower = race.at.get(behind_start) if behind_start is not None else None
@@ -386,27 +451,28 @@ class BotManager:
                 f_expect = expected_roll(self._modifier(race, fr.pos.space))
         team = r.team
         star = self._star(race, team)
+        st = self.style
         best_space, best_score = cands[0][0], float("-inf")
         for space, (pos, k) in cands:
             score = geo.x(pos) - x0
             if advanced:
-                score += 0.6 * board[space].modifier  # the next roll starts here
+                score += st.surface * board[space].modifier  # the next roll starts here
             target = board.behind(space)
             if reach and target is not None and target not in race.at and reach.get(target, 99) <= k:
                 gain = k - f_expect
                 if f_team_mate:
-                    score += 1.0 + max(0.0, gain) * 0.8
+                    score += st.mate_draft + max(0.0, gain) * st.mate_draft_gain
                 else:
-                    score -= max(0.0, gain) * 0.5
+                    score -= max(0.0, gain) * st.rival_draft_gain
             ahead = board.ahead(space)
             if ahead is not None and ahead in race.at:
                 o = race.riders[race.at[ahead]]
                 if not advanced or board[ahead].surface is board[space].surface:
-                    score += 1.2 + (0.6 if o.team == team else 0.0)
+                    score += st.wheel + (st.wheel_mate if o.team == team else 0.0)
             if target is not None and target in race.at and target != start.space:
                 o = race.riders[race.at[target]]
                 if o.team == team and o.finished is None:
-                    score += 2.0 if o.number == star else 0.8
+                    score += st.lead_star if o.number == star else st.lead_mate
             if score > best_score:
                 best_space, best_score = space, score
         return best_space
@@ -444,7 +510,7 @@ class BotManager:
                 bonus += 1.5  # the chain goes on: my teammate drafts me
         if self._modifier(race, target) > 0 and advanced(race):
             bonus += 0.5
-        return gain + bonus >= expect - 0.5
+        return gain + bonus >= expect + self.style.draft_margin
 
     # --- switching the lead ------------------------------------------------------------
 
