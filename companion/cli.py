@@ -308,6 +308,24 @@ def _add_board_print_command(sub: argparse._SubParsersAction) -> None:
     bprint.add_argument("--out", required=True, metavar="FILE.pdf")
     bprint.add_argument("--tiles", action="store_true", help="also tile it over A4 pages")
     bprint.set_defaults(handler=_run_board_print)
+    marks = _board_subparsers(sub).add_parser(
+        "markers", help="a PDF of the four corner markers, for a board you already have")
+    marks.add_argument("--out", required=True, metavar="FILE.pdf")
+    marks.add_argument("--side-mm", type=float, default=50.0, help="marker side (mm)")
+    marks.set_defaults(handler=_run_board_markers)
+
+
+def _run_board_markers(args: argparse.Namespace) -> int:
+    from vision.printables import corner_markers_pdf
+
+    if not 20 <= args.side_mm <= 60:
+        raise CliError("--side-mm must be between 20 and 60 (four markers on one A4 page)")
+    try:
+        corner_markers_pdf(args.out, side_mm=args.side_mm)
+    except OSError as exc:
+        raise CliError(f"{args.out}: cannot write ({exc.strerror or exc})") from None
+    print(f"{args.out}: corner markers 0-3, {args.side_mm:g} mm")
+    return 0
 
 
 def _run_board_print(args: argparse.Namespace) -> int:
@@ -347,6 +365,7 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
     bots.add_argument("--races", type=int, default=100)
     bots.add_argument("--level", choices=["basic", "advanced", "professional"], default="advanced")
     bots.add_argument("--course", default="D", help="course A-D (default D)")
+    bots.add_argument("--no-greedy", action="store_true", help="skip the match against the greedy baseline")
     bots.set_defaults(handler=_run_bench_bots)
 
 
@@ -389,7 +408,8 @@ def _run_bench_bots(args: argparse.Namespace) -> int:
 
     if args.races < 1:
         raise CliError("--races must be at least 1")
-    bench_bots(sys.stdout, races=args.races, level=Level(args.level), course=args.course)
+    bench_bots(sys.stdout, races=args.races, level=Level(args.level), course=args.course,
+               greedy=not args.no_greedy)
     return 0
 
 

@@ -208,3 +208,41 @@ def token_sheet_pdf(out: str, *, side_mm: float = 10.0, compress: bool = True) -
 def board_page_image(board: Board, ppm: float = 4.0) -> np.ndarray:
     """The image the board PDF embeds (markers included), for checks and previews."""
     return render_board(board, ppm)
+
+
+def corner_markers_pdf(out: str, *, side_mm: float = 50.0, compress: bool = True) -> int:
+    """The four corner markers (ids 0-3) on A4, for an existing board: one page."""
+    pdf = FPDF(unit="mm", format=A4)
+    pdf.set_compression(compress)
+    pdf.set_auto_page_break(False)
+    pdf.set_title("Peloton corner markers")
+    pdf.add_page()
+    pdf.set_font("helvetica", size=9)
+    pdf.set_text_color(0, 0, 0)
+    pdf.text(MARGIN_MM, MARGIN_MM, "Peloton corner markers: print at 100 %, cut along the "
+             "dotted squares (keep the white border), stick near the board's corners.")
+    pdf.text(MARGIN_MM, MARGIN_MM + 5, f"scale check: each black square is {side_mm:g} mm wide. "
+             "0 top left, 1 top right, 2 bottom right, 3 bottom left.")
+    names = {0: "top left", 1: "top right", 2: "bottom right", 3: "bottom left"}
+    q = side_mm * 0.25
+    cell_w = (A4[0] - 2 * MARGIN_MM) / 2
+    cell_h = side_mm + 2 * q + 22
+    for k in range(4):
+        x = MARGIN_MM + (k % 2) * cell_w + (cell_w - side_mm) / 2
+        y = MARGIN_MM + 16 + (k // 2) * cell_h + q
+        draw_marker(pdf, k, x, y, side_mm)
+        pdf.set_draw_color(120, 120, 120)
+        pdf.set_line_width(0.2)
+        pdf.set_dash_pattern(dash=1, gap=1)
+        pdf.rect(x - q, y - q, side_mm + 2 * q, side_mm + 2 * q, style="D")
+        pdf.set_dash_pattern()
+        pdf.set_font("helvetica", style="B", size=11)
+        pdf.text(x, y + side_mm + q + 6, f"marker {k}: {names[k]}")
+        pdf.set_font("helvetica", size=7)
+        pdf.text(x, y + side_mm + q + 10, "measure the black square's top-left corner "
+                 "(this corner) from the board's top-left")
+        # A small arrow to the top-left corner the board file measures.
+        pdf.set_draw_color(200, 0, 0)
+        pdf.line(x - q - 4, y - q - 4, x - 0.8, y - 0.8)
+    pdf.output(out)
+    return 1

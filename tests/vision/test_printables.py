@@ -129,3 +129,19 @@ def test_print_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert (tmp_path / "t.pdf").read_bytes().startswith(b"%PDF")
     assert main(["board", "print", str(tmp_path / "nope.json"), "--out", "x.pdf"]) == 2
     assert "no such board file" in capsys.readouterr().err
+
+
+def test_corner_markers_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.printables import corner_markers_pdf
+
+    out = tmp_path / "m.pdf"
+    corner_markers_pdf(str(out), side_mm=50.0, compress=False)
+    (size, rects), = _pages(out.read_bytes())
+    assert size == pytest.approx((210.0, 297.0), abs=0.05)
+    rows = [r for r in rects if abs(r[2] - 50.0) < 0.02 and abs(r[3] - 50 / 6) < 0.02]
+    assert len(rows) >= 4  # every marker's top row is one 50 mm run
+    for r in rects:
+        assert 0 <= r[0] and r[0] + r[2] <= 210 and 0 <= r[1] and r[1] + r[3] <= 297
+    assert main(["board", "markers", "--out", str(out), "--side-mm", "60"]) == 0
+    assert main(["board", "markers", "--out", str(out), "--side-mm", "90"]) == 2
+    assert "between 20 and 60" in capsys.readouterr().err
