@@ -243,68 +243,75 @@ def bench_engine(out: TextIO, runs: int = 200, races: int = 15) -> list[Figure]:
 
 @dataclass(frozen=True)
 class Match:
-    """Bots against random players over many races."""
+    """Bots against other managers over many races."""
 
+    label: str
     races: int
     bot_team_mean: float  # mean score of the bot team(s) per race
-    random_team_mean: float
+    other_team_mean: float
     mean_difference: float
-    bot_win_rate: float  # share of races the best team was a bot team
+    mean_difference_se: float  # its standard error
+    bot_win_rate: float  # share of races a bot team has the best total (ties count)
+    fair_share: float  # the win rate of equal teams: bot teams / 4
 
 
 def team_scores(race: Race) -> dict[int, int]:
-    """Team totals of a finished race (place, sprint and jersey points, after photos)."""
+    """Team totals of a finished race (from its score sheet)."""
     from companion.games.reifenbreite.simulate import team_totals
 
     return team_totals(race)
 
 
-def bots_vs_random(races: int = 100, seed0: int = 0, level: Level = Level.ADVANCED,
-                   course_name: str = "D") -> tuple[Match, Match]:
-    """One bot team against three random teams, and three bot teams against one random team."""
-    from companion.games.reifenbreite.bots import BotManager, Manager, RandomManager
+def bots_against(opponent: str, bot_teams: int, races: int = 100, seed0: int = 0,
+                 level: Level = Level.ADVANCED, course_name: str = "D") -> Match:
+    """``bot_teams`` bot teams against ``opponent`` ("random" or "greedy") teams; seats rotate."""
+    from companion.games.reifenbreite.bots import BotManager, GreedyManager, Manager, RandomManager
     from companion.games.reifenbreite.simulate import simulate_race
 
     board, course, _ = standard_or_demo(course_name)
-    results: list[Match] = []
-    for bots_are_few in (True, False):
-        diffs: list[float] = []
-        bot_means: list[float] = []
-        rnd_means: list[float] = []
-        wins = 0
-        for i in range(races):
-            s = seed0 + i
-            special = (2, 3, 4, 5)[i % 4]  # rotate the seat of the odd team out
-            managers: dict[int, Manager] = {}
-            for t in (2, 3, 4, 5):
-                bot = (t == special) if bots_are_few else (t != special)
-                managers[t] = BotManager() if bot else RandomManager(seed=s * 10 + t)
-            race, _ = simulate_race(board, course, s, managers, Settings(level=level))
-            scores = team_scores(race)
-            bot_teams = [t for t in scores if isinstance(managers[t], BotManager)]
-            rnd_teams = [t for t in scores if t not in bot_teams]
-            b = statistics.mean(scores[t] for t in bot_teams)
-            r = statistics.mean(scores[t] for t in rnd_teams)
-            bot_means.append(b)
-            rnd_means.append(r)
-            diffs.append(b - r)
-            best = max(scores.values())
-            if any(scores[t] == best for t in bot_teams):
-                wins += 1
-        results.append(Match(races, statistics.mean(bot_means), statistics.mean(rnd_means),
-                             statistics.mean(diffs), wins / races))
-    return results[0], results[1]
+    diffs: list[float] = []
+    bot_means: list[float] = []
+    other_means: list[float] = []
+    wins = 0
+    seats = (2, 3, 4, 5)
+    for i in range(races):
+        s = seed0 + i
+        bot_seats = {seats[(i + k) % 4] for k in range(bot_teams)}
+        managers: dict[int, Manager] = {}
+        for t in seats:
+            if t in bot_seats:
+                managers[t] = BotManager()
+            elif opponent == "greedy":
+                managers[t] = GreedyManager()
+            else:
+                managers[t] = RandomManager(seed=s * 10 + t)
+        race, _ = simulate_race(board, course, s, managers, Settings(level=level))
+        scores = team_scores(race)
+        b = statistics.mean(scores[t] for t in bot_seats)
+        o = statistics.mean(scores[t] for t in seats if t not in bot_seats)
+        bot_means.append(b)
+        other_means.append(o)
+        diffs.append(b - o)
+        best = max(scores.values())
+        wins += any(scores[t] == best for t in bot_seats)
+    se = statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else 0.0
+    label = f"{bot_teams} bot team{'s' if bot_teams > 1 else ''} vs {4 - bot_teams} {opponent}"
+    return Match(label, races, statistics.mean(bot_means), statistics.mean(other_means),
+                 statistics.mean(diffs), se, wins / races, bot_teams / 4)
 
 
 def bench_bots(out: TextIO, races: int = 100, level: Level = Level.ADVANCED,
-               course: str = "D") -> tuple[Match, Match]:
-    """Print how bots fare against random legal play."""
+               course: str = "D", greedy: bool = True) -> list[Match]:
+    """Print how bots fare against random legal play (and against the greedy baseline)."""
     board, c, text = standard_or_demo(course)
-    print(f"bench bots on the {board.name} board, course {c.name}, {level.value} rules"
+    print(f"bench bots on the {board.name} board, course {c.name}, {level.value} rules, {races} seeded races each"
           + (" (demo board: standard not installed)" if text else ""), file=out)
-    one, three = bots_vs_random(races, level=level, course_name=course)
-    for label, m in (("1 bot team vs 3 random teams", one), ("3 bot teams vs 1 random team", three)):
-        print(f"{label}, {m.races} races: bot team mean {m.bot_team_mean:.1f}, random team mean "
-              f"{m.random_team_mean:.1f}, mean difference {m.mean_difference:+.1f}, "
-              f"a bot team wins {100 * m.bot_win_rate:.0f}%", file=out)
-    return one, three
+    matches = []
+    plan = [("random", 1), ("random", 3)] + ([("greedy", 1)] if greedy else [])
+    for opponent, n in plan:
+        m = bots_against(opponent, n, races, level=level, course_name=course)
+        matches.append(m)
+        print(f"{m.label}: bot team mean {m.bot_team_mean:.1f}, {opponent} team mean {m.other_team_mean:.1f}, "
+              f"mean difference {m.mean_difference:+.1f} (+-{m.mean_difference_se:.1f}), a bot team wins "
+              f"{100 * m.bot_win_rate:.0f}% (equal teams: {100 * m.fair_share:.0f}%)", file=out, flush=True)
+    return matches
