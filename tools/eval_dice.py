@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from vision.dice.data import (  # noqa: E402
+    LabelledDie,  # noqa: E402
     default_data_dir,
     is_val,
     label_path_for,
@@ -26,7 +26,7 @@ from vision.dice.data import (  # noqa: E402
     list_sets,
     read_labels,
 )
-from vision.dice.reader import DiceReader, DieReading  # noqa: E402
+from vision.dice.reader import Candidate, DiceReader  # noqa: E402
 from vision.dice.run import match  # noqa: E402
 
 
@@ -37,11 +37,15 @@ def main() -> int:
     ap.add_argument("--split", choices=["val", "dev", "heldout", "all"], default="val")
     ap.add_argument("--det", type=float, nargs="*", default=[0.25, 0.3, 0.35, 0.4, 0.5])
     ap.add_argument("--val-thr", type=float, nargs="*", default=[0.5, 0.7, 0.8, 0.85, 0.9, 0.95])
+    ap.add_argument("--combine", nargs="*", default=["geo", "cls", "det"])
+    ap.add_argument("--not-die", type=float, default=0.7)
+    ap.add_argument("--cls-model", type=Path, default=None)
     ap.add_argument("--show-errors", action="store_true")
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    reader = DiceReader(args.model)
-    cache: list[tuple[str, str, np.ndarray, float, int, int, list]] = []
+    reader = DiceReader(args.model, args.cls_model)
+    reader.det_threshold = min(args.det)
+    cache: list[tuple[str, str, dict[str, list[Candidate]], list[LabelledDie]]] = []
     for set_dir in list_sets(args.data):
         split = "dev" if args.split == "val" else args.split
         for p in list_images(set_dir, split):
@@ -49,38 +53,35 @@ def main() -> int:
                 continue
             img = cv2.imread(str(p))
             h, w = img.shape[:2]
-            scale = min(1.0, reader.work_side / max(h, w))
-            if scale < 1.0:
-                img = cv2.resize(img, (round(w * scale), round(h * scale)),
-                                 interpolation=cv2.INTER_AREA)
-            out = reader._forward(img)
+            cands = {}
+            for mode in args.combine:
+                reader.combine = mode
+                cands[mode] = reader.candidates(img)
             truth = read_labels(label_path_for(p), w, h)
-            cache.append((set_dir.name, p.name, out, scale, img.shape[1], img.shape[0], truth))
+            cache.append((set_dir.name, p.name, cands, truth))
     print(f"{len(cache)} images")
-    for det in args.det:
-        for vt in args.val_thr:
-            reader.det_threshold = det
-            reader.value_threshold = vt
-            tot: dict[str, list[int]] = {}
-            for set_name, name, out, scale, w, h, truth in cache:
-                seen = [DieReading(v, (cx / scale, cy / scale), c)
-                        for v, cx, cy, c in reader._decode(out, w, h)]
-                r, wr, un, mi, fa = match(truth, seen)
-                exact = int(r == len(truth) and fa == 0 and len(seen) == len(truth))
-                t = tot.setdefault(set_name, [0] * 7)
-                for i, v in enumerate((len(truth), r, wr, un, mi, fa, exact)):
-                    t[i] += v
-                t.append(0)
-                if args.show_errors and (wr or mi or fa) and det == args.det[0] and \
-                        vt == args.val_thr[0]:
-                    print("  err", set_name, name, "right", r, "wrong", wr, "unread", un,
-                          "missed", mi, "false", fa)
-            for set_name, t in sorted(tot.items()):
-                n, r, wr, un, mi, fa, ex = t[:7]
-                imgs = sum(1 for c in cache if c[0] == set_name)
-                print(f"det {det:.2f} val {vt:.2f} {set_name:11s} dice {n} right "
-                      f"{100 * r / n:5.1f}% wrong {100 * wr / n:4.1f}% unread {un} missed {mi} "
-                      f"false {fa} exact {100 * ex / imgs:5.1f}%")
+    for mode in args.combine:
+        for det in args.det:
+            for vt in args.val_thr:
+                reader.value_threshold = vt
+                tot: dict[str, list[int]] = {}
+                for set_name, name, cands, truth in cache:
+                    seen = [reader.decide(c) for c in cands[mode]
+                            if c.score >= det and c.not_die < args.not_die]
+                    r, wr, un, mi, fa = match(truth, seen)
+                    exact = int(r == len(truth) and fa == 0 and len(seen) == len(truth))
+                    t = tot.setdefault(set_name, [0] * 8)
+                    for i, v in enumerate((len(truth), r, wr, un, mi, fa, exact, 1)):
+                        t[i] += v
+                    if args.show_errors and (wr or mi or fa) and det == args.det[0] and \
+                            vt == args.val_thr[0]:
+                        print("  err", set_name, name, "right", r, "wrong", wr, "unread", un,
+                              "missed", mi, "false", fa)
+                for set_name, t in sorted(tot.items()):
+                    n, r, wr, un, mi, fa, ex, imgs = t
+                    print(f"{mode} det {det:.2f} val {vt:.2f} {set_name:11s} dice {n} right "
+                          f"{100 * r / n:5.1f}% wrong {100 * wr / n:4.1f}% unread {un} "
+                          f"missed {mi} false {fa} exact {100 * ex / imgs:5.1f}%")
     return 0
 
 

@@ -67,7 +67,7 @@ class DiceNet(nn.Module):
         self.s8 = nn.Sequential(dws(c2, c3, 2), dws(c3, c3), dws(c3, c3))
         self.s16 = nn.Sequential(dws(c3, c4, 2), dws(c4, c4, d=2), dws(c4, c4, d=2), dws(c4, c4))
         self.fuse = nn.Sequential(conv_bn(c3 + c4, 96, 1), dws(96, 96), dws(96, 96))
-        self.head = nn.Conv2d(96, 1 + 2 + NCLS, 1)
+        self.head = nn.Conv2d(96, 1 + 2 + 1 + NCLS, 1)  # heat, offset, log size, classes
         with torch.no_grad():
             self.head.bias[0] = -4.0
 
@@ -157,7 +157,7 @@ def augment(sample: Sample, rng: random.Random) -> tuple[np.ndarray, np.ndarray,
     g = CROP // STRIDE
     heat = np.zeros((g, g), np.float32)
     cls = np.full((g, g), -1, np.int64)
-    off = np.zeros((2, g, g), np.float32)
+    off = np.zeros((3, g, g), np.float32)
     offmask = np.zeros((g, g), np.float32)
     yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
     for dx, dy, c, size in dice:
@@ -180,6 +180,7 @@ def augment(sample: Sample, rng: random.Random) -> tuple[np.ndarray, np.ndarray,
                     cls[jy, jx] = c
         off[0, iy, ix] = gx - ix
         off[1, iy, ix] = gy - iy
+        off[2, iy, ix] = math.log(max(s, 0.5))
         offmask[iy, ix] = 1.0
     x = (f / 255.0).transpose(2, 0, 1).astype(np.float32)
     return x, heat, cls, off, offmask
@@ -198,8 +199,8 @@ def loss_fn(out: torch.Tensor, heat: torch.Tensor, cls: torch.Tensor, off: torch
     lpos = -torch.log(p) * (1 - p) ** 2 * pos
     lneg = -torch.log(1 - p) * p**2 * (1 - heat) ** 4 * (1 - pos)
     lh = (lpos.sum() + lneg.sum()) / npos
-    lo = (F.l1_loss(out[:, 1:3], off, reduction="none").sum(1) * offmask).sum() / npos
-    logits = out[:, 3:].permute(0, 2, 3, 1).reshape(-1, NCLS)
+    lo = (F.l1_loss(out[:, 1:4], off, reduction="none").sum(1) * offmask).sum() / npos
+    logits = out[:, 4:].permute(0, 2, 3, 1).reshape(-1, NCLS)
     lc = F.cross_entropy(logits, cls.reshape(-1), ignore_index=-1)
     if torch.isnan(lc):
         lc = torch.zeros((), dtype=out.dtype)
@@ -216,7 +217,7 @@ class Export(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         o = self.net(x)
-        return torch.cat([torch.sigmoid(o[:, :1]), o[:, 1:3], torch.softmax(o[:, 3:], 1)], 1)
+        return torch.cat([torch.sigmoid(o[:, :1]), o[:, 1:4], torch.softmax(o[:, 4:], 1)], 1)
 
 
 def export(net: nn.Module, path: Path) -> None:
@@ -239,6 +240,8 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--val", action="store_true",
                     help="keep the val part of dev out of training (for tuning thresholds)")
+    ap.add_argument("--init", type=Path, default=None, help="warm start from a .pt")
+    ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--export-only", action="store_true", help="export an untrained net")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
@@ -247,6 +250,17 @@ def main() -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     net = DiceNet()
+    if args.init:
+        old = torch.load(args.init)
+        hw, hb = old["head.weight"], old["head.bias"]
+        if hw.shape[0] == 1 + 2 + NCLS:  # from a net without the size head
+            nw, nb = net.head.weight.detach().clone(), net.head.bias.detach().clone()
+            nw[:3], nb[:3] = hw[:3], hb[:3]
+            nw[4:], nb[4:] = hw[3:], hb[3:]
+            nw[3].zero_()
+            nb[3] = 1.5
+            old["head.weight"], old["head.bias"] = nw, nb
+        net.load_state_dict(old)
     if args.export_only:
         export(net, args.out)
         return 0
@@ -265,7 +279,8 @@ def main() -> int:
         if el > budget:
             break
         frac = el / budget
-        lr = 3e-3 * (0.5 * (1 + math.cos(math.pi * frac))) if frac > 0.03 else 3e-3 * frac / 0.03
+        lr = args.lr * (0.5 * (1 + math.cos(math.pi * frac))) if frac > 0.03 else \
+            args.lr * frac / 0.03
         for gparam in opt.param_groups:
             gparam["lr"] = max(lr, 3e-5)
         nsyn = int(round(args.batch * args.synth_frac))

@@ -20,10 +20,17 @@ import cv2
 import numpy as np
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "dice.onnx"
+CLS_MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "dice_cls.onnx"
 
 _STRIDE = 8
 _ALIGN = 32
 _UNREADABLE = 6
+_NOT_DIE = 7
+
+#: Face crops for the classifier: CLS_SIZE pixels square, covering CLS_FACTOR
+#: times the die's size around its centre.
+CLS_SIZE = 32
+CLS_FACTOR = 1.4
 
 
 @dataclass(frozen=True)
@@ -42,57 +49,125 @@ class DieReading:
     confidence: float
 
 
-class DiceReader:
-    """The dice reader: load the network once, then call :meth:`read` per frame.
+@dataclass(frozen=True)
+class Candidate:
+    """A die proposed by the detector, before its value is decided (full-frame pixels).
 
-    ``work_side`` caps the longer side of the image the network sees: larger
+    ``probs`` holds the probabilities of "1".."6", "unreadable" (7 entries);
+    ``not_die`` the classifier's probability that this is no die at all.
+    """
+
+    cx: float
+    cy: float
+    size: float
+    score: float
+    probs: tuple[float, ...]
+    not_die: float = 0.0
+
+
+class DiceReader:
+    """The dice reader: load the networks once, then call :meth:`read` per frame.
+
+    ``work_side`` caps the longer side of the image the detector sees: larger
     frames (or regions) are downscaled to it, smaller ones are used as they are.
     ``det_threshold`` is the heatmap score a die needs to be reported at all;
     ``value_threshold`` the probability its value needs to be reported rather
-    than ``None``.
+    than ``None``; ``not_die_threshold`` the classifier's "not a die"
+    probability above which a proposal is dropped.
     """
 
-    def __init__(self, model_path: Path | str | None = None, *, work_side: int = 1024,
+    def __init__(self, model_path: Path | str | None = None,
+                 cls_model_path: Path | str | None = None, *, work_side: int = 1024,
                  det_threshold: float = 0.35, value_threshold: float = 0.85,
-                 min_side: int = 32) -> None:
+                 not_die_threshold: float = 0.7, min_side: int = 32) -> None:
         path = Path(model_path) if model_path is not None else MODEL_PATH
         if not path.is_file():
             raise FileNotFoundError(f"dice model not found: {path}")
+        cls_path = Path(cls_model_path) if cls_model_path is not None else CLS_MODEL_PATH
+        if not cls_path.is_file():
+            raise FileNotFoundError(f"dice classifier model not found: {cls_path}")
         self._net = cv2.dnn.readNetFromONNX(str(path))
+        self._cls = cv2.dnn.readNetFromONNX(str(cls_path))
         self._lock = threading.Lock()
         self.work_side = work_side
         self.det_threshold = det_threshold
         self.value_threshold = value_threshold
+        self.not_die_threshold = not_die_threshold
         self.min_side = min_side
+        #: How the detector's and the classifier's outcome probabilities are joined:
+        #: "geo" (geometric mean), "cls" or "det" (one of them only).
+        self.combine = "geo"
 
     def read(self, frame: np.ndarray,
              roi: tuple[int, int, int, int] | None = None) -> list[DieReading]:
         """The dice in ``frame`` (BGR, grey or BGRA ``uint8``), optionally within ``roi``.
 
         ``roi`` is ``(x, y, w, h)`` in frame pixels; it is clipped to the frame.
-        Centres are always in full-frame pixels. An empty frame or region gives
-        an empty list; anything that is not an image array raises ``ValueError``.
+        Centres are always in full-frame pixels, sorted top to bottom. An empty
+        frame or region gives an empty list; anything that is not an image
+        array raises ``ValueError``.
         """
-        img = _as_bgr(frame)
+        return [self.decide(c) for c in self.candidates(frame, roi)
+                if c.not_die < self.not_die_threshold]
+
+    def decide(self, c: Candidate) -> DieReading:
+        """Turn a candidate into a reading: its value, or ``None`` when in doubt."""
+        best = int(np.argmax(c.probs))
+        p = float(c.probs[best])
+        value: int | None = best + 1
+        if best == _UNREADABLE or p < self.value_threshold:
+            value = None
+        return DieReading(value, (c.cx, c.cy), round(c.score * p, 4))
+
+    def candidates(self, frame: np.ndarray,
+                   roi: tuple[int, int, int, int] | None = None) -> list[Candidate]:
+        """All die proposals above ``det_threshold`` with their outcome probabilities."""
+        full = _as_bgr(frame)
+        img = full
         ox, oy = 0, 0
         if roi is not None:
             x, y, w, h = (int(v) for v in roi)
             x0, y0 = max(0, x), max(0, y)
-            x1, y1 = min(img.shape[1], x + w), min(img.shape[0], y + h)
+            x1, y1 = min(full.shape[1], x + w), min(full.shape[0], y + h)
             if x1 <= x0 or y1 <= y0:
                 return []
-            img = img[y0:y1, x0:x1]
+            img = full[y0:y1, x0:x1]
             ox, oy = x0, y0
         h, w = img.shape[:2]
         if h < self.min_side or w < self.min_side:
             return []
         scale = min(1.0, self.work_side / max(h, w))
+        small = img
         if scale < 1.0:
-            img = cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))),
-                             interpolation=cv2.INTER_AREA)
-        out = self._forward(img)
-        return [DieReading(value, (ox + cx / scale, oy + cy / scale), conf)
-                for value, cx, cy, conf in self._decode(out, img.shape[1], img.shape[0])]
+            small = cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))),
+                               interpolation=cv2.INTER_AREA)
+        props = self._proposals(self._forward(small), small.shape[1], small.shape[0])
+        if not props:
+            return []
+        # Second stage: classify a crop of each proposal, taken from the region at
+        # full resolution.
+        crops = [face_crop(img, cx / scale, cy / scale, size / scale)
+                 for cx, cy, size, _, _ in props]
+        blob = cv2.dnn.blobFromImages(crops, 1.0 / 255.0)
+        with self._lock:
+            self._cls.setInput(blob)
+            cls_out = np.asarray(self._cls.forward()).reshape(len(crops), -1)
+        found = []
+        for (cx, cy, size, score, pdet), pc in zip(props, cls_out, strict=True):
+            pc = pc.astype(np.float64)
+            not_die = float(pc[_NOT_DIE])
+            pv = pc[:_NOT_DIE] / max(1e-9, 1.0 - not_die)
+            if self.combine == "cls":
+                probs = pv
+            elif self.combine == "det":
+                probs = pdet
+            else:
+                probs = np.sqrt(pv * pdet)
+            probs = probs / max(1e-9, float(probs.sum()))
+            found.append(Candidate(ox + cx / scale, oy + cy / scale, size / scale, score,
+                                   tuple(float(v) for v in probs), not_die))
+        found.sort(key=lambda c: (c.cy, c.cx))
+        return found
 
     def _forward(self, img: np.ndarray) -> np.ndarray:
         h, w = img.shape[:2]
@@ -106,30 +181,44 @@ class DiceReader:
             out = self._net.forward()
         return np.asarray(out)[0]
 
-    def _decode(self, out: np.ndarray, w: int,
-                h: int) -> list[tuple[int | None, float, float, float]]:
+    def _proposals(self, out: np.ndarray, w: int,
+                   h: int) -> list[tuple[float, float, float, float, np.ndarray]]:
+        """Heatmap peaks: (cx, cy, size, score, class probs) in detector-input pixels."""
         heat = np.ascontiguousarray(out[0], dtype=np.float32)
         gh = min(heat.shape[0], math.ceil(h / _STRIDE))
         gw = min(heat.shape[1], math.ceil(w / _STRIDE))
         heat = heat[:gh, :gw]
         peaks = (heat >= self.det_threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3))))
-        found: list[tuple[int | None, float, float, float]] = []
+        props = []
         for iy, ix in zip(*np.nonzero(peaks), strict=True):
-            score = float(heat[iy, ix])
             cx = (ix + 0.5 + float(out[1, iy, ix])) * _STRIDE
             cy = (iy + 0.5 + float(out[2, iy, ix])) * _STRIDE
-            probs = out[3:, iy, ix].astype(np.float64)
+            size = math.exp(min(4.0, float(out[3, iy, ix]))) * _STRIDE
+            probs = out[4:, iy, ix].astype(np.float64)
             probs = probs / max(1e-9, float(probs.sum()))
-            best = int(np.argmax(probs))
-            p = float(probs[best])
-            value: int | None = best + 1
-            if best == _UNREADABLE or p < self.value_threshold:
-                value = None
             cx = min(max(cx, 0.0), w - 1.0)
             cy = min(max(cy, 0.0), h - 1.0)
-            found.append((value, cx, cy, round(score * p, 4)))
-        found.sort(key=lambda d: (d[2], d[1]))
-        return found
+            props.append((cx, cy, size, float(heat[iy, ix]), probs))
+        return props
+
+
+def face_crop(img: np.ndarray, cx: float, cy: float, size: float, angle: float = 0.0,
+              flip: bool = False) -> np.ndarray:
+    """The classifier's view of one die: a ``CLS_SIZE`` square crop around (cx, cy).
+
+    It covers ``CLS_FACTOR * size`` source pixels, rotated by ``angle`` degrees
+    (training only) and mirrored if ``flip``; borders are replicated.
+    """
+    side = max(4.0, size * CLS_FACTOR)
+    m = cv2.getRotationMatrix2D((cx, cy), angle, CLS_SIZE / side)
+    m[0, 2] += CLS_SIZE / 2 - cx
+    m[1, 2] += CLS_SIZE / 2 - cy
+    if flip:
+        m[0] = -m[0]
+        m[0, 2] += CLS_SIZE
+    interp = cv2.INTER_AREA if side > 2 * CLS_SIZE else cv2.INTER_LINEAR
+    return cv2.warpAffine(img, m, (CLS_SIZE, CLS_SIZE), flags=interp,
+                          borderMode=cv2.BORDER_REPLICATE)
 
 
 def _as_bgr(frame: np.ndarray) -> np.ndarray:
