@@ -233,13 +233,17 @@ def _angle(patch: np.ndarray, radius_px: float) -> float:
     return float(np.angle(z) / 4)
 
 
-def _square_centre(prof: np.ndarray, side_px: float) -> float:
-    """Where a dark run ``side_px`` long is centred in a darkness profile (to half a pixel)."""
+def _square_centre(prof: np.ndarray, side_px: float, reach: float) -> float:
+    """Where a dark run ``side_px`` long is centred in a darkness profile (to half a pixel).
+
+    Only centres within ``reach`` px of the profile's middle are considered.
+    """
     n = len(prof)
     half = side_px / 2
     edge = 0.35 * side_px
     cs = np.concatenate([[0.0], np.cumsum(prof)])
-    c = np.arange(half, n - half + 1e-9, 0.5)
+    mid = (n - 1) / 2
+    c = np.arange(max(half, mid - reach), min(n - half, mid + reach) + 1e-9, 0.5)
     if len(c) == 0:
         return n / 2
 
@@ -267,9 +271,12 @@ def read_token(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
         dark = 255.0 - patch
         band = int(max(2, 0.3 * side_px))
         mid = n // 2
-        cx = _square_centre(dark[mid - band:mid + band].mean(axis=0), side_px)
-        cy = _square_centre(dark[:, max(0, int(cx) - band):int(cx) + band].mean(axis=1), side_px)
-        cx = _square_centre(dark[max(0, int(cy) - band):int(cy) + band].mean(axis=0), side_px)
+        reach = 0.45 * side_px  # the candidate is within a few mm of the token's centre
+        cx = _square_centre(dark[mid - band:mid + band].mean(axis=0), side_px, reach)
+        cy = _square_centre(dark[:, max(0, int(cx) - band):int(cx) + band].mean(axis=1),
+                            side_px, reach)
+        cx = _square_centre(dark[max(0, int(cy) - band):int(cy) + band].mean(axis=0),
+                            side_px, reach)
         q = P @ np.array([cx, cy, 1.0])
         new_at = (float(q[0] / q[2]), float(q[1] / q[2]))
         moved = math.dist(new_at, at)
@@ -278,22 +285,31 @@ def read_token(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
             break
     cell = side_px / 6
     integral = cv2.integral(patch, sdepth=cv2.CV_64F)
-    bank, ids = _bank(side_mm)
+    bank, ids, blurs = _bank(side_mm)
+    # Only blurs the camera can produce at this scale: 0.25-2 px of the frame.
+    scale = pose.px_per_mm(at)
+    ok = (blurs >= 0.25 / scale - 0.2) & (blurs <= 2.0 / scale + 0.2)
+    bank, ids = bank[ok], ids[ok]
     best_read: tuple[float, float, int, float, float] | None = None
     # Read at the estimated pose; when that is not clear, try small corrections of the
     # angle and centre and keep the clearest read.
     tries = [(0.0, 0.0, 0.0)] + [(dt, ddx, ddy) for dt in (-0.05, 0.0, 0.05)
                                  for ddx, ddy in ((0, 0), (-0.15, 0), (0.15, 0), (0, -0.15),
                                                   (0, 0.15)) if (dt, ddx, ddy) != (0, 0, 0)]
+    _LAST.clear()
     for dt, ddx, ddy in tries:
         obs = _sample_cells(integral, cx + ddx * cell, cy + ddy * cell, cell, dt)
         if obs is None:
+            _LAST["off"] = _LAST.get("off", 0) + 1
             continue
         border, ring = obs[_BORDER], np.sort(obs[36:])
         black, white = float(np.median(border)), float(ring[6:].mean())
         if white - black < 20:
+            _LAST["contrast"] = white - black
             continue  # no dark square on a white sticker
-        if np.count_nonzero(border - black < 0.5 * (white - black)) < 0.8 * len(border):
+        dark_border = np.count_nonzero(border - black < 0.5 * (white - black))
+        if dark_border < 0.8 * len(border):
+            _LAST["border"] = dark_border
             continue  # no dark border all round: not a marker
         v = obs[_INNER] - obs[_INNER].mean()
         norm = float(np.linalg.norm(v))
@@ -355,17 +371,17 @@ def _sample_cells(integral: np.ndarray, cx: float, cy: float, cell: float,
 
 
 @lru_cache(maxsize=4)
-def _bank(side_mm: float) -> tuple[np.ndarray, np.ndarray]:
+def _bank(side_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What the 48 grid samples of every token code look like under several blurs.
 
-    Rows are zero mean and unit norm (for a correlation); with each row's id.
+    Rows are zero mean and unit norm (for a correlation); with each row's id and blur (mm).
     """
     side_px = side_mm * PATCH_PPM
     cell = side_px / 6
     o = 4  # oversampling of the drawn marker
     n = int(round(side_px * 1.8))
     c = (n - 1) / 2
-    rows, ids = [], []
+    rows, ids, blurs = [], [], []
     for tid in TOKEN_IDS:
         cells = marker_cells(tid)
         for k in range(4):
@@ -385,7 +401,8 @@ def _bank(side_mm: float) -> tuple[np.ndarray, np.ndarray]:
                 v = obs[_INNER] - obs[_INNER].mean()
                 rows.append(v / np.linalg.norm(v))
                 ids.append(tid)
-    return np.array(rows), np.array(ids)
+                blurs.append(sigma_mm)
+    return np.array(rows), np.array(ids), np.array(blurs)
 
 
 def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
