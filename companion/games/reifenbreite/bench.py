@@ -209,8 +209,8 @@ def bench_engine(out: TextIO, runs: int = 200, races: int = 15) -> list[Figure]:
     from companion.games.reifenbreite.simulate import simulate_race
 
     board, course, text = standard_or_demo("D")
-    where = f"{board.name} board, course {course.name}" + (" (demo board: standard not installed)" if text else "")
-    print(f"bench engine on the {where}", file=out)
+    where = f"{board.name}, course {course.name}" + (" (demo board: standard not installed)" if text else "")
+    print(f"bench engine: {where}", file=out)
     race = mid_race(board, course)
     riders = sum(1 for r in race.riders.values() if r.on_road)
     per = _median_time(lambda: destinations_all(race, one_search=True), runs) / max(riders, 1)
@@ -304,7 +304,7 @@ def bench_bots(out: TextIO, races: int = 100, level: Level = Level.ADVANCED,
                course: str = "D", greedy: bool = True) -> list[Match]:
     """Print how bots fare against random legal play (and against the greedy baseline)."""
     board, c, text = standard_or_demo(course)
-    print(f"bench bots on the {board.name} board, course {c.name}, {level.value} rules, {races} seeded races each"
+    print(f"bench bots: {board.name}, course {c.name}, {level.value} rules, {races} seeded races each"
           + (" (demo board: standard not installed)" if text else ""), file=out)
     matches = []
     plan = [("random", 1), ("random", 3)] + ([("greedy", 1)] if greedy else [])

@@ -15,10 +15,22 @@ import json
 from functools import lru_cache
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.games.reifenbreite import Draft, Level, Race, Settings, SwitchLead, event_to_dict
+from companion.boards import Course, Sprint, parse_board
+from companion.games.reifenbreite import (
+    Decline,
+    Draft,
+    Level,
+    Move,
+    Race,
+    Roll,
+    Settings,
+    SwitchLead,
+    event_to_dict,
+)
 from companion.games.reifenbreite.bench import demo_board
 from companion.games.reifenbreite.bots import BotManager, Geometry, Manager, RandomManager
 from companion.games.reifenbreite.simulate import simulate_race
@@ -64,6 +76,11 @@ def _check_occupancy(race: Race) -> None:
         assert r.pos is not None and race.at[r.pos.space] == r.number
 
 
+def _check_crossings(race: Race) -> None:
+    for line, riders in race.crossings.items():
+        assert len(riders) == len(set(riders)), f"a rider crosses route line {line} twice: {riders}"
+
+
 def _replay_checked(entries: list[Entry]) -> Race:
     race = start_race(entries)
     geo = Geometry(race.cm)
@@ -77,6 +94,7 @@ def _replay_checked(entries: list[Entry]) -> Race:
         verdict = next(verdicts)  # the replay applies this entry now
         assert verdict["ok"], (entry, verdict)
         _check_occupancy(race)
+        _check_crossings(race)
         if isinstance(ev, Draft):
             assert leader_no is not None
             leader = race.riders[leader_no]
@@ -124,3 +142,28 @@ def test_simulation_is_deterministic_for_a_seed(seed: int) -> None:
     a = _record(seed, Level.PROFESSIONAL, frozenset({2}))
     b = _record(seed, Level.PROFESSIONAL, frozenset({2}))
     assert [e.event for e in a] == [e.event for e in b]
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: SwitchLead across a line swaps legs without "
+                   "recording the crossing; the rider sent back crosses the line a second time")
+def test_switching_the_lead_across_a_line_keeps_the_crossings_right() -> None:
+    board, riders = parse_board(
+        ".  .  .  |A .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  |B .  .\n"
+        ".  44 54 |A .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  |B .  .\n"
+    )
+    course = Course("test", "1", ("A", "B"), sprints=(Sprint("A", (3, 2, 1), 0),))
+    race = Race(board, course, Settings(level=Level.PROFESSIONAL), seed=1, teams=(4, 5))
+    race.start_from_positions(riders, 2)
+    assert race.apply(Roll(54, (1, 1))).ok
+    assert race.apply(Move(54, "b3")).ok  # crosses line A: first at the sprint
+    assert race.apply(Draft(44)).ok  # 44 follows to b2, still before the line
+    assert race.crossings[0] == [54]
+    verdict = race.apply(SwitchLead(54, 44))  # round 3: 54 (past A) and 44 (before A) switch
+    if verdict.ok:
+        assert race.apply(Roll(44, (3, 3))).ok
+        assert race.apply(Move(44, "b9")).ok
+        race.apply(Decline(54))
+        assert race.apply(Roll(54, (2, 2))).ok
+        assert race.apply(Move(54, "b6")).ok
+    assert race.crossings[0].count(54) == 1
+    assert 44 in race.crossings[0] or not verdict.ok
