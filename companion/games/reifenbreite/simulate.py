@@ -11,6 +11,7 @@ own seeded decks, so a seed and the managers fix the whole race.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Mapping
 from dataclasses import fields
@@ -176,10 +177,20 @@ def score_sheet_json(race: Race) -> dict[str, Any]:
     """The race's score sheet as JSON: the real sheet (``companion.sheet``), else the provisional one."""
     try:
         from companion.games.reifenbreite.result import race_sheet
+        from companion.scoring import RaceResultError
         from companion.sheet import sheet_to_json
     except ImportError:
         return provisional_sheet(race)
-    return sheet_to_json(race_sheet(race))
+    try:
+        return sheet_to_json(race_sheet(race))
+    except RaceResultError as exc:
+        # A rider recorded twice at a line (engine bug: a dismounted rider put back behind a
+        # line he had crossed, or a switch of the lead across a line): count his first crossing.
+        fixed = copy.copy(race)
+        fixed.crossings = {k: list(dict.fromkeys(v)) for k, v in race.crossings.items()}
+        sheet = sheet_to_json(race_sheet(fixed))
+        sheet["warning"] = f"{exc}: each rider's first crossing of a line is counted"
+        return sheet
 
 
 def team_totals(race: Race) -> dict[int, int]:

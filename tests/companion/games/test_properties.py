@@ -167,3 +167,19 @@ def test_switching_the_lead_across_a_line_keeps_the_crossings_right() -> None:
         assert race.apply(Move(54, "b6")).ok
     assert race.crossings[0].count(54) == 1
     assert 44 in race.crossings[0] or not verdict.ok
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: a dismounted rider put back behind a line he had "
+                   "crossed crosses it a second time and is recorded twice (scoring then refuses the result)")
+def test_a_dismounted_rider_put_back_behind_a_line_is_not_recorded_twice() -> None:
+    board, riders = parse_board(". 31 . |A u3 . . . . . . . . |B . .\n")
+    riders[21] = "a0"
+    course = Course("test", "1", ("A", "B"), sprints=(Sprint("A", (3, 2, 1), 0),))
+    race = Race(board, course, Settings(level=Level.PROFESSIONAL), seed=1, teams=(2, 3))
+    race.start_from_positions(riders, 2)
+    for event in (Roll(31, (1, 1)), Move(31, "a3"), Decline(21), Roll(21, (1, 1)), Move(21, "a2"),
+                  Roll(31, (1, 1)),  # 31 dismounts on uphill 3 just past line A
+                  Roll(21, (2, 2)), Move(21, "a3"),  # 21 takes his space: 31 comes back on a2, behind A
+                  Roll(21, (3, 3)), Move(21, "a6"), Roll(31, (2, 2)), Move(31, "a4")):
+        assert race.apply(event).ok, event
+    assert race.crossings[0] == [31, 21]
