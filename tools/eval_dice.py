@@ -39,12 +39,14 @@ def main() -> int:
     ap.add_argument("--val-thr", type=float, nargs="*", default=[0.5, 0.7, 0.8, 0.85, 0.9, 0.95])
     ap.add_argument("--combine", nargs="*", default=["geo", "cls", "det"])
     ap.add_argument("--not-die", type=float, default=0.7)
+    ap.add_argument("--views", type=int, default=2)
     ap.add_argument("--cls-model", type=Path, default=None)
     ap.add_argument("--show-errors", action="store_true")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     reader = DiceReader(args.model, args.cls_model)
     reader.det_threshold = min(args.det)
+    reader.views = args.views
     cache: list[tuple[str, str, dict[str, list[Candidate]], list[LabelledDie]]] = []
     for set_dir in list_sets(args.data):
         split = "dev" if args.split == "val" else args.split

@@ -103,11 +103,11 @@ def load_real(data_dir: Path, keep_val: bool) -> list[Sample]:
     return out
 
 
-def make_synth(n: int, seed: int) -> list[Sample]:
+def make_synth(n: int, seed: int, max_size: float = 110.0) -> list[Sample]:
     rng = np.random.default_rng(seed)
     out: list[Sample] = []
     for _ in range(n):
-        img, dice = synth.scene(rng, 400, 400, size_range=(14.0, 110.0))
+        img, dice = synth.scene(rng, 400, 400, size_range=(14.0, max_size))
         out.append((img, [(d.cx, d.cy, (d.value - 1) if d.value else 6, d.size) for d in dice]))
     return out
 
@@ -235,6 +235,8 @@ def main() -> int:
     ap.add_argument("--minutes", type=float, default=25.0)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--synth", type=int, default=800, help="synthetic scenes in the pool")
+    ap.add_argument("--synth-max-size", type=float, default=150.0,
+                    help="largest synthetic die face, px")
     ap.add_argument("--synth-frac", type=float, default=0.35)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
@@ -266,7 +268,7 @@ def main() -> int:
         return 0
     t0 = time.time()
     real = load_real(args.data, args.val)
-    syn = make_synth(args.synth, args.seed + 1)
+    syn = make_synth(args.synth, args.seed + 1, args.synth_max_size)
     print(f"real {len(real)} images, synthetic {len(syn)}, loaded in {time.time() - t0:.0f}s",
           flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)

@@ -26,6 +26,9 @@ _STRIDE = 8
 _ALIGN = 32
 _UNREADABLE = 6
 _NOT_DIE = 7
+_LARGE = 100.0  # die size (detector-input px) from which the half-scale pass is trusted
+_Proposal = tuple[float, float, float, float, np.ndarray]  # cx, cy, size, score, probs
+_VIEWS = [(0.0, False), (90.0, True), (180.0, False), (270.0, True)]
 
 #: Face crops for the classifier: CLS_SIZE pixels square, covering CLS_FACTOR
 #: times the die's size around its centre.
@@ -79,7 +82,8 @@ class DiceReader:
     def __init__(self, model_path: Path | str | None = None,
                  cls_model_path: Path | str | None = None, *, work_side: int = 1024,
                  det_threshold: float = 0.35, value_threshold: float = 0.85,
-                 not_die_threshold: float = 0.7, min_side: int = 32) -> None:
+                 not_die_threshold: float = 0.7, views: int = 2,
+                 min_side: int = 32) -> None:
         path = Path(model_path) if model_path is not None else MODEL_PATH
         if not path.is_file():
             raise FileNotFoundError(f"dice model not found: {path}")
@@ -97,6 +101,10 @@ class DiceReader:
         #: How the detector's and the classifier's outcome probabilities are joined:
         #: "geo" (geometric mean), "cls" or "det" (one of them only).
         self.combine = "geo"
+        #: Rotated/mirrored crops per die shown to the classifier (1..4), averaged.
+        self.views = views
+        #: Also look for close-up dice at half scale (about +25 % time).
+        self.large_pass = True
 
     def read(self, frame: np.ndarray,
              roi: tuple[int, int, int, int] | None = None) -> list[DieReading]:
@@ -142,16 +150,22 @@ class DiceReader:
             small = cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))),
                                interpolation=cv2.INTER_AREA)
         props = self._proposals(self._forward(small), small.shape[1], small.shape[0])
+        if self.large_pass and min(small.shape[:2]) >= 128:
+            props = self._with_large_dice(small, props)
         if not props:
             return []
         # Second stage: classify a crop of each proposal, taken from the region at
         # full resolution.
-        crops = [face_crop(img, cx / scale, cy / scale, size / scale)
-                 for cx, cy, size, _, _ in props]
+        # Each die is seen in ``views`` rotated/mirrored crops; their
+        # probabilities are averaged.
+        views = _VIEWS[: max(1, self.views)]
+        crops = [face_crop(img, cx / scale, cy / scale, size / scale, angle, flip)
+                 for cx, cy, size, _, _ in props for angle, flip in views]
         blob = cv2.dnn.blobFromImages(crops, 1.0 / 255.0)
         with self._lock:
             self._cls.setInput(blob)
-            cls_out = np.asarray(self._cls.forward()).reshape(len(crops), -1)
+            cls_out = np.asarray(self._cls.forward()).reshape(len(props), len(views), -1)
+        cls_out = cls_out.mean(axis=1)
         found = []
         for (cx, cy, size, score, pdet), pc in zip(props, cls_out, strict=True):
             pc = pc.astype(np.float64)
@@ -169,6 +183,29 @@ class DiceReader:
         found.sort(key=lambda c: (c.cy, c.cx))
         return found
 
+    def _with_large_dice(self, small: np.ndarray,
+                         props: list[_Proposal]) -> list[_Proposal]:
+        """Add dice too large for the main pass, found at half and quarter scale.
+
+        Close-up dice (faces over ~100 px) are beyond what the detector saw in
+        training; at a coarser scale they are ordinary. A large die found there
+        replaces whatever finer passes proposed inside its face (often its pips).
+        """
+        level = small
+        for k in (2, 4):
+            if min(level.shape[:2]) < 2 * 64:
+                break
+            level = cv2.resize(level, (level.shape[1] // 2, level.shape[0] // 2),
+                               interpolation=cv2.INTER_AREA)
+            large = [(cx * k, cy * k, size * k, score, probs)
+                     for cx, cy, size, score, probs in
+                     self._proposals(self._forward(level), level.shape[1], level.shape[0])
+                     if size * k >= _LARGE * k / 2]
+            if large:
+                props = [p for p in props if all(
+                    math.hypot(p[0] - q[0], p[1] - q[1]) > 0.6 * q[2] for q in large)] + large
+        return props
+
     def _forward(self, img: np.ndarray) -> np.ndarray:
         h, w = img.shape[:2]
         ph = (-h) % _ALIGN
@@ -181,8 +218,7 @@ class DiceReader:
             out = self._net.forward()
         return np.asarray(out)[0]
 
-    def _proposals(self, out: np.ndarray, w: int,
-                   h: int) -> list[tuple[float, float, float, float, np.ndarray]]:
+    def _proposals(self, out: np.ndarray, w: int, h: int) -> list[_Proposal]:
         """Heatmap peaks: (cx, cy, size, score, class probs) in detector-input pixels."""
         heat = np.ascontiguousarray(out[0], dtype=np.float32)
         gh = min(heat.shape[0], math.ceil(h / _STRIDE))
@@ -198,8 +234,15 @@ class DiceReader:
             probs = probs / max(1e-9, float(probs.sum()))
             cx = min(max(cx, 0.0), w - 1.0)
             cy = min(max(cy, 0.0), h - 1.0)
-            props.append((cx, cy, size, float(heat[iy, ix]), probs))
-        return props
+            props.append((float(cx), float(cy), size, float(heat[iy, ix]), probs))
+        # Two peaks on one die: keep the stronger one when the weaker one's centre
+        # lies within half a die of it.
+        props.sort(key=lambda p: -p[3])
+        kept: list[_Proposal] = []
+        for p in props:
+            if all(math.hypot(p[0] - k[0], p[1] - k[1]) > 0.5 * max(p[2], k[2]) for k in kept):
+                kept.append(p)
+        return kept
 
 
 def face_crop(img: np.ndarray, cx: float, cy: float, size: float, angle: float = 0.0,
