@@ -4,9 +4,10 @@ The four corner markers (ids 0-3, placed as the board file says) are found in
 the frame, and the homography is fitted with RANSAC on *all* their visible
 corners, so one marker hidden by a hand still leaves 12 points. The result
 says clearly when the board is not found and why, and gives the reprojection
-error. For speed the markers are searched in a half-size copy of the frame
-and their corners refined (``cornerSubPix``) in the full-size frame; the full
-frame is searched again only when the half-size pass finds too few.
+error. For speed the markers are searched in a quarter-size copy of the frame,
+then a half-size one, then the full frame, stopping as soon as all corner
+markers are seen; their corners are refined (``cornerSubPix``) in the
+full-size frame.
 """
 
 from __future__ import annotations
@@ -66,25 +67,40 @@ class BoardPose:
 
 
 def _detect_corners(gray: np.ndarray, wanted: set[int]) -> tuple[list[Detection], list[Detection]]:
-    """Corner markers (refined at full size) and every marker seen by the half-size pass."""
+    """Corner markers (refined at full size) and every marker the last search pass saw.
+
+    Passes, cheapest first: a quarter-size frame (one threshold window), a
+    half-size frame (one window, then three), the full frame. The search stops
+    at the first pass that sees all the board's corner markers; otherwise the
+    pass that saw the most is used (at least 2 are needed).
+    """
     h, w = gray.shape
-    allseen: list[Detection] = []
+    best: list[Detection] = []
+    best_n = -1
+    passes: list[tuple[int, bool]] = []
+    if min(h, w) >= 960:
+        passes.append((4, True))
     if min(h, w) >= 480:
-        small = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-        sx, sy = w / (w // 2), h / (h // 2)
-        for fast in (True, False):
-            allseen = []
-            for d in detect(small, small=False, fast=fast):
-                c = (d.corners + 0.5) * (sx, sy) - 0.5
-                allseen.append(Detection(d.id, c.astype(np.float32)))
-            found = {d.id for d in allseen if d.id in wanted}
-            if len(found) >= min(3, len(wanted)):
-                break
-    found = {d.id for d in allseen if d.id in wanted}
-    if len(found) < min(3, len(wanted)):
-        allseen = detect(gray, small=True)
-    corners = _best_per_id([d for d in allseen if d.id in wanted])
-    return refine(gray, corners), allseen
+        passes += [(2, True), (2, False)]
+    passes.append((1, False))
+    smalls: dict[int, np.ndarray] = {}
+    for factor, fast in passes:
+        if factor == 1:
+            seen = detect(gray, small=True)
+        else:
+            if factor not in smalls:
+                smalls[factor] = cv2.resize(gray, (w // factor, h // factor),
+                                            interpolation=cv2.INTER_AREA)
+            sx, sy = w / (w // factor), h / (h // factor)
+            seen = [Detection(d.id, ((d.corners + 0.5) * (sx, sy) - 0.5).astype(np.float32))
+                    for d in detect(smalls[factor], small=False, fast=fast)]
+        n = len({d.id for d in seen if d.id in wanted})
+        if n > best_n:
+            best, best_n = seen, n
+        if n >= len(wanted):
+            break
+    corners = _best_per_id([d for d in best if d.id in wanted])
+    return refine(gray, corners), best
 
 
 def _best_per_id(dets: list[Detection]) -> list[Detection]:
