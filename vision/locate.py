@@ -3,8 +3,9 @@
 ``{"image": "path", "board_found": true, "tokens": {"21": "space-id", ...},
 "unplaced": [33], "ms": 40.1}`` plus ``jerseys`` (jersey id -> space),
 ``unclear`` (token -> the spaces in doubt), ``missing`` (expected tokens not
-seen; only with ``expected``), ``error_mm`` (the board fit) and, when the board
-is not found or the image cannot be read, ``reason`` / ``error``.
+seen) and ``unexpected`` (seen but not expected; both only with
+``expected``), ``error_mm`` (the board fit) and, when the board is not found
+or the image cannot be read, ``reason`` / ``error``.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def locate_frame(image: np.ndarray, board: Board, *, expected: list[int] | None 
         out["unclear"] = {str(k): v for k, v in sorted(reading.unclear.items())}
     if expected is not None:
         out["missing"] = reading.missing
+        if reading.unexpected:
+            out["unexpected"] = reading.unexpected
     out["error_mm"] = round(pose.error_mm, 2)
     return out
 

@@ -77,6 +77,7 @@ class TokenReading:
     unplaced: list[int] = field(default_factory=list)  # seen off the track
     unclear: dict[int, list[str]] = field(default_factory=dict)  # seen, space in doubt
     missing: list[int] = field(default_factory=list)  # expected but not seen
+    unexpected: list[int] = field(default_factory=list)  # seen, but not among the expected
     sightings: list[Sighting] = field(default_factory=list)
 
 
@@ -430,6 +431,9 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
         tid, c, score = got
         found.setdefault(tid, []).append((c, score))
     for tid, seen in sorted(found.items()):
+        if expected is not None and tid not in expected and tid not in JERSEYS:
+            out.unexpected.append(tid)  # not in this game: a misread is likelier than a ghost
+            continue
         (c, score) = max(seen, key=lambda cs: cs[1])
         px = pose.to_px(np.array([c]))[0]
         far = [s for s in seen if math.dist(s[0], c) > side_mm]

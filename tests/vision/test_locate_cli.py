@@ -99,6 +99,8 @@ def test_wrong_board_file_and_missing_riders(
     code, lines, _ = _run(["locate", "--json", "--board", str(files["board"]), "--riders",
                            "21,22,33", str(files["frame"])], capsys)
     assert lines[0]["missing"] == [33]
+    assert lines[0]["tokens"] == {"21": "a2", "22": "a5"}
+    assert lines[0]["unexpected"] == [31, 41, 52]  # seen but not in this game
 
 
 def test_bad_board_file_is_a_clear_error(files: dict[str, Path],
