@@ -308,7 +308,7 @@ def read_token(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
         if white - black < 20:
             _LAST["contrast"] = white - black
             continue  # no dark square on a white sticker
-        dark_border = np.count_nonzero(border - black < 0.5 * (white - black))
+        dark_border = int(np.count_nonzero(border - black < 0.5 * (white - black)))
         if dark_border < 0.8 * len(border):
             _LAST["border"] = dark_border
             continue  # no dark border all round: not a marker
