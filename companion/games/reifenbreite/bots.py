@@ -242,6 +242,7 @@ class BotStyle:
     push_slack: int = 1  # spend cards this many turns earlier than strictly needed to use them all
     sprint_reach: float = 13.0  # play own cards for a sprint this many spaces before its line
     sprint_field: int = 2  # ... when at most this many riders more than the open places are ahead
+    pro_spend_early: bool = False  # professional: play cards whenever a sprint is still open
     early_sprint: bool = False  # professional: helpers spend their own cards on the road to the first sprint
     chase_rank: int = 13  # hang onto the chase car only when placed this far back (little to lose)
 
@@ -369,6 +370,9 @@ class BotManager:
         turns_left = math.ceil(self._turns_to_finish(race, rider))
         if to_finish <= 13 - mod or len(pool) >= n_max * max(1, turns_left - st.push_slack):
             return pool[:n_max]
+        # professional: the sprints come before the finish and the spaces a card wins are kept
+        if st.pro_spend_early and race.level is Level.PROFESSIONAL and self._open_sprint(race, rider):
+            return pool[:n_max]
         # a sprint with places open (professional rules), when the rider is among the contenders
         sprint = self._open_sprint(race, rider)
         if sprint is not None:
@@ -437,6 +441,9 @@ class BotManager:
         top = geo.x(cands[0][1][0])
         if top >= finish:
             return cands[0][0]  # crossing the finish: as far as possible
+        sprint = self._open_sprint(race, rider)
+        if sprint is not None and top >= x0 + sprint[0]:
+            return cands[0][0]  # crossing an open sprint line: as far as possible
         cands = [c for c in cands if geo.x(c[1][0]) >= top - self.style.window][:10]
         # the rider directly behind my start may draft me: can he reach the space behind my end?
         behind_start = board.behind(start.space)
