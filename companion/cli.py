@@ -253,6 +253,8 @@ def _add_locate_command(sub: argparse._SubParsersAction) -> None:
     locate.add_argument("--riders", default=None, metavar="21,22,...",
                         help="the tokens on the table: those not seen are listed as missing")
     locate.add_argument("--side-mm", type=float, default=10.0, help="token marker side (mm)")
+    locate.add_argument("--height-mm", type=float, default=0.0,
+                        help="height of the stickers above the board (on top of the riders)")
     locate.set_defaults(handler=_run_locate)
     tokens = sub.add_parser("tokens", help="rider token stickers")
     tokens_sub = tokens.add_subparsers(dest="tokens_command", metavar="WHAT")
@@ -284,8 +286,11 @@ def _run_locate(args: argparse.Namespace) -> int:
             raise CliError(f"--riders: not a list of numbers: {args.riders!r}") from None
     if not 2 <= args.side_mm <= 60:
         raise CliError("--side-mm must be between 2 and 60")
+    if not 0 <= args.height_mm <= 100:
+        raise CliError("--height-mm must be between 0 and 100")
     return locate_files(args.images, board, sys.stdout, expected=expected,  # type: ignore[arg-type]
-                        side_mm=args.side_mm, err=sys.stderr, as_json=args.json)
+                        side_mm=args.side_mm, height_mm=args.height_mm, err=sys.stderr,
+                        as_json=args.json)
 
 
 def _run_tokens_print(args: argparse.Namespace) -> int:
@@ -349,6 +354,8 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
     vis.add_argument("--seed", type=int, default=0)
     vis.add_argument("--board", default=None, help="board (default: standard, else generated)")
     vis.add_argument("--side-mm", type=float, default=10.0, help="token marker side (mm)")
+    vis.add_argument("--height-mm", type=float, default=0.0,
+                     help="riders' height: stickers this far above the board (compensated)")
     vis.add_argument("--json", action="store_true", help="the figures as one JSON object")
     vis.set_defaults(handler=_run_bench_vision)
     dice = bench_sub.add_parser("dice", help="dice reader accuracy and speed on labelled sets")
@@ -356,6 +363,8 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
                       "(default: ../shared/data/dice or $PELOTON_DICE_DATA)")
     dice.add_argument("--split", choices=["heldout", "dev", "all"], default="heldout")
     dice.add_argument("--json", action="store_true", help="one JSON object per set")
+    dice.add_argument("--resize", default=None, metavar="WxH",
+                      help="resize every image first, e.g. 2028x1520 (camera-frame timing)")
     dice.set_defaults(handler=_run_bench_dice)
     engine = bench_sub.add_parser("engine", help="rules engine speed: destinations, random races, bot races")
     engine.add_argument("--runs", type=int, default=200, help="repetitions of the destination search")
@@ -376,8 +385,15 @@ def _run_bench_dice(args: argparse.Namespace) -> int:
     from vision.dice.run import bench_command
 
     data = Path(args.data) if args.data else default_data_dir()
+    resize = None
+    if args.resize:
+        try:
+            w, h = (int(v) for v in args.resize.lower().split("x"))
+        except ValueError as exc:
+            raise CliError(f"--resize wants WxH, e.g. 2028x1520, not {args.resize!r}") from exc
+        resize = (w, h)
     try:
-        return bench_command(data, args.split, sys.stdout, as_json=args.json)
+        return bench_command(data, args.split, sys.stdout, as_json=args.json, resize=resize)
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from exc
 
@@ -389,7 +405,7 @@ def _run_bench_vision(args: argparse.Namespace) -> int:
         raise CliError("--scenes must be at least 1")
     board = _load_board_arg(args.board) if args.board else None
     bench_vision(sys.stdout, scenes=args.scenes, seed=args.seed, board=board,  # type: ignore[arg-type]
-                 side_mm=args.side_mm, as_json=args.json)
+                 side_mm=args.side_mm, height_mm=args.height_mm, as_json=args.json)
     return 0
 
 

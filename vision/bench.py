@@ -37,7 +37,8 @@ def _dice_reader() -> Any:
 
 
 def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board | None = None,
-                 side_mm: float = 10.0, as_json: bool = False) -> dict[str, Any]:
+                 side_mm: float = 10.0, height_mm: float = 0.0,
+                 as_json: bool = False) -> dict[str, Any]:
     """Run the benchmark; print and return the figures."""
     cv2.setNumThreads(1)
     board = board or demo_board()
@@ -56,12 +57,12 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         rng = np.random.default_rng([seed, i])
         riders = random_riders(board, rng, 16)
         sc = table_scene(board, riders, rng=rng, token_side_mm=side_mm, board_image=board_img,
-                         board_px_per_mm=ppm)
+                         board_px_per_mm=ppm, token_height_mm=height_mm)
         t0 = time.perf_counter()
         gray = to_gray(sc.image)
         pose = locate_board(sc.image, board, gray=gray)
         reading = read_tokens(sc.image, board, pose, expected=list(riders), side_mm=side_mm,
-                              gray=gray)
+                              gray=gray, height_mm=height_mm)
         t1 = time.perf_counter()
         ms_tokens.append(1000 * (t1 - t0))
         found += pose.found
@@ -99,7 +100,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
 
     res: dict[str, Any] = {
         "board": board.name, "scenes": scenes, "seed": seed, "riders": total,
-        "token_side_mm": side_mm,
+        "token_side_mm": side_mm, "token_height_mm": height_mm,
         "board_found_pct": pct(found, scenes),
         "right_pct": pct(right, total), "wrong_pct": pct(wrong, total),
         "unclear_pct": pct(unclear, total), "missing_pct": pct(missing, total),
@@ -123,7 +124,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     m = res["ms_board_tokens_median"]
     out.write(
         f"vision bench: {scenes} synthetic 2028x1520 frames of {board.name!r}, 16 riders each, "
-        f"token markers {side_mm:g} mm, seed {seed}\n"
+        f"token markers {side_mm:g} mm at {height_mm:g} mm above the board, seed {seed}\n"
         f"  board found {res['board_found_pct']}%\n"
         f"  riders: right {res['right_pct']}%, wrong {res['wrong_pct']}%, "
         f"unclear {res['unclear_pct']}%, missing {res['missing_pct']}%\n"

@@ -22,6 +22,7 @@ from vision.markers import Detection, detect, refine, to_gray
 
 MAX_ERROR_MM = 3.0  # RMS reprojection error above which the markers do not fit the board file
 RANSAC_MM = 2.5
+DEFAULT_FOCAL_RATE = 0.8  # focal length in frame widths when it cannot be measured
 
 
 @dataclass
@@ -153,3 +154,42 @@ def locate_board(image: np.ndarray, board: Board, *, max_error_mm: float = MAX_E
                        "wrong board file?")
         return pose
     return pose
+
+
+def camera_centre(pose: BoardPose, image_size: tuple[int, int]) -> tuple[float, float, float] | None:
+    """Where the camera is, in board mm: (x, y, height above the board), or None.
+
+    From the board homography alone, assuming square pixels and the principal
+    point at the frame's centre (true enough for the Pi cameras): the focal
+    length comes from the two orthogonality constraints of the rotation, then
+    the pose. ``image_size`` is (width, height). Seen nearly straight down the
+    focal length cannot be told from the board; a usual lens
+    (``DEFAULT_FOCAL_RATE`` frame widths) is assumed then. None without a board.
+    """
+    if not pose.found or pose.H is None:
+        return None
+    w, h = image_size
+    T = np.array([[1.0, 0, -(w - 1) / 2], [0, 1.0, -(h - 1) / 2], [0, 0, 1.0]])
+    G = T @ pose.H_inv  # board mm -> image px centred on the principal point
+    g1, g2 = G[:, 0], G[:, 1]
+    # h1' W h2 = 0 and h1' W h1 = h2' W h2 with W = diag(1/f^2, 1/f^2, 1).
+    a = np.array([g1[0] * g2[0] + g1[1] * g2[1], g1[0] ** 2 + g1[1] ** 2 - g2[0] ** 2 - g2[1] ** 2])
+    b = -np.array([g1[2] * g2[2], g1[2] ** 2 - g2[2] ** 2])
+    denom = float(a @ a)
+    inv_f2 = float(a @ b) / denom if denom > 0 else -1.0  # least squares for 1/f^2
+    f = 1.0 / np.sqrt(inv_f2) if np.isfinite(inv_f2) and inv_f2 > 0 else 0.0
+    if not 0.3 * w < f < 5 * w:
+        # Seen (nearly) straight down, the focal length cannot be told from the board:
+        # take a usual lens (about 65 degrees across).
+        f = DEFAULT_FOCAL_RATE * w
+    Kinv = np.diag([1 / f, 1 / f, 1.0])
+    r1, r2, t = Kinv @ g1, Kinv @ g2, Kinv @ G[:, 2]
+    lam = 2.0 / (np.linalg.norm(r1) + np.linalg.norm(r2))
+    r1, r2, t = r1 * lam, r2 * lam, t * lam
+    if t[2] < 0:  # the board must lie in front of the camera
+        r1, r2, t = -r1, -r2, -t
+    R = np.column_stack([r1, r2, np.cross(r1, r2)])
+    U, _, Vt = np.linalg.svd(R)
+    R = U @ Vt
+    C = -R.T @ t
+    return float(C[0]), float(C[1]), float(abs(C[2]))

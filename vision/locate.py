@@ -25,7 +25,7 @@ from vision.tokens import read_tokens
 
 
 def locate_frame(image: np.ndarray, board: Board, *, expected: list[int] | None = None,
-                 side_mm: float = 10.0) -> dict[str, Any]:
+                 side_mm: float = 10.0, height_mm: float = 0.0) -> dict[str, Any]:
     """Board and tokens of one frame as the JSON object of `companion locate` (no image, ms)."""
     try:
         gray = to_gray(image)
@@ -38,7 +38,8 @@ def locate_frame(image: np.ndarray, board: Board, *, expected: list[int] | None 
         if expected is not None:
             out["missing"] = sorted(expected)
         return out
-    reading = read_tokens(image, board, pose, expected=expected, side_mm=side_mm, gray=gray)
+    reading = read_tokens(image, board, pose, expected=expected, side_mm=side_mm, gray=gray,
+                          height_mm=height_mm)
     out["tokens"] = {str(k): v for k, v in sorted(reading.tokens.items())}
     out["unplaced"] = sorted(reading.unplaced)
     if reading.jerseys:
@@ -69,7 +70,8 @@ def read_image(path: str) -> np.ndarray:
 
 def locate_files(paths: Iterable[str], board: Board, out: IO[str], *,
                  expected: list[int] | None = None, side_mm: float = 10.0,
-                 err: IO[str] | None = None, as_json: bool = True) -> int:
+                 height_mm: float = 0.0, err: IO[str] | None = None,
+                 as_json: bool = True) -> int:
     """Write one JSON line per image; 0 when every image could be read, else 1."""
     status = 0
     for path in paths:
@@ -85,7 +87,7 @@ def locate_files(paths: Iterable[str], board: Board, out: IO[str], *,
                 print(f"companion locate: {path}: {exc}", file=err)
         else:
             rec = {"image": path, **locate_frame(img, board, expected=expected,
-                                                 side_mm=side_mm)}
+                                                 side_mm=side_mm, height_mm=height_mm)}
         rec["ms"] = round(1000 * (time.perf_counter() - t0), 1)  # decoding the file excluded
         out.write((json.dumps(rec) if as_json else _text(rec)) + "\n")
         out.flush()

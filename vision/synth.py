@@ -224,6 +224,48 @@ def _draw_token(tex: np.ndarray, token_id: int, center_mm: tuple[float, float], 
     roi[:] = np.minimum(roi, patch[..., None])
 
 
+def _draw_raised_token(img: np.ndarray, cam: Camera, token_id: int,
+                       center_mm: tuple[float, float], angle: float, side_mm: float,
+                       base_bgr: tuple[int, int, int], sticker: bool, base_d_mm: float,
+                       height_mm: float) -> None:
+    """A rider whose top (coloured disc with the sticker) is ``height_mm`` above the board."""
+    cx, cy = center_mm
+    r = base_d_mm / 2
+    t = np.linspace(0, 2 * math.pi, 40, endpoint=False)
+    ring = np.c_[cx + r * np.cos(t), cy + r * np.sin(t)]
+    bottom = cam.project(np.c_[ring, np.zeros(len(t))])
+    top = cam.project(np.c_[ring, np.full(len(t), -height_mm)])
+    hull = cv2.convexHull(np.round(np.vstack([bottom, top]) * 16).astype(np.int32))
+    body = tuple(int(c * 0.55) for c in base_bgr)
+    cv2.fillConvexPoly(img, hull, body, cv2.LINE_AA, 4)
+    # The top, drawn flat in a small texture, then seen at its height.
+    ppm = 8.0
+    size_mm = base_d_mm + 2.0
+    n = int(math.ceil(size_mm * ppm))
+    tex = np.full((n, n, 3), 255, np.uint8)
+    half = size_mm / 2
+    _draw_token(tex, token_id, (half, half), angle, side_mm, ppm, base_bgr, sticker, base_d_mm)
+    mask = np.zeros((n, n), np.uint8)
+    cv2.circle(mask, (int(round((half * ppm - 0.5) * 16)), int(round((half * ppm - 0.5) * 16))),
+               int(round(r * ppm * 16)), 255, -1, cv2.LINE_AA, 4)
+    P = np.array([[1 / ppm, 0, cx - half + 0.5 / ppm], [0, 1 / ppm, cy - half + 0.5 / ppm],
+                  [0, 0, 1.0]])
+    Hp = cam.homography(-height_mm) @ P
+    corners = cv2.perspectiveTransform(
+        np.array([[[0, 0]], [[n, 0]], [[n, n]], [[0, n]]], np.float64), Hp).reshape(-1, 2)
+    h, w = img.shape[:2]
+    x0, y0 = max(0, int(corners[:, 0].min()) - 1), max(0, int(corners[:, 1].min()) - 1)
+    x1, y1 = min(w, int(corners[:, 0].max()) + 2), min(h, int(corners[:, 1].max()) + 2)
+    if x1 <= x0 or y1 <= y0:
+        return
+    Tr = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ Hp
+    top_img = cv2.warpPerspective(tex, Tr, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
+    alpha = cv2.warpPerspective(mask, Tr, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+    a = (alpha.astype(np.float32) / 255.0)[..., None]
+    roi = img[y0:y1, x0:x1]
+    roi[:] = np.clip(roi * (1 - a) + top_img * a, 0, 255).astype(np.uint8)
+
+
 def _place_tokens(board: Board, riders: dict[int, str], jerseys: dict[int, str],
                   rng: np.random.Generator, jitter_mm: float,
                   at_mm: dict[int, tuple[float, float]] | None) -> dict[int, tuple[float, float]]:
@@ -380,6 +422,7 @@ def table_scene(
     base_d_mm: float = 24.0,
     jitter_mm: float = 3.0,
     token_at_mm: dict[int, tuple[float, float]] | None = None,
+    token_height_mm: float = 0.0,
     board_image: np.ndarray | None = None,
     board_px_per_mm: float | None = None,
 ) -> Scene:
@@ -392,6 +435,8 @@ def table_scene(
     of the frame, blur sigma 0.3..1.5, noise sigma 1..6. ``hide_corners`` puts a
     hand over those corner markers, ``hide_tokens`` over those tokens. ``stickers=False`` draws riders without
     markers (for the colour fallback). ``token_at_mm`` forces token centres.
+    ``token_height_mm`` raises the riders' tops (disc and sticker) above the
+    board, as on real plastic riders; the truth stays the foot point.
     ``board_image`` (rendered at ``board_px_per_mm``) saves re-rendering the
     board for every frame of a run.
     """
@@ -420,17 +465,28 @@ def table_scene(
         ppm = float(np.clip(scale * 1.4, 2.0, 8.0))
         tex = render_board(board, ppm)
     token_mm = _place_tokens(board, riders, jerseys, rng, jitter_mm, token_at_mm)
+    raised: list[tuple[int, tuple[float, float], float, tuple[int, int, int], float]] = []
     for tid, c in token_mm.items():
         base = JERSEY_BGR if tid in JERSEYS else TEAM_COLOURS[team_of(tid)]
         d = base_d_mm * (0.9 if tid in JERSEYS else 1.0)
-        _draw_token(tex, tid, c, float(rng.uniform(0, 2 * math.pi)), token_side_mm, ppm,
-                    base, stickers, d)
+        angle = float(rng.uniform(0, 2 * math.pi))
+        if token_height_mm > 0:
+            _draw_token(tex, tid, (c[0] + 1.0, c[1] + 1.5), angle, token_side_mm, ppm,
+                        (70, 70, 70), False, d)  # only its shadow on the board
+            raised.append((tid, c, angle, base, d))
+        else:
+            _draw_token(tex, tid, c, angle, token_side_mm, ppm, base, stickers, d)
 
     img = _wood(rng, w, h)
     S = np.array([[ppm, 0, -0.5], [0, ppm, -0.5], [0, 0, 1.0]])
     Himg = H @ np.linalg.inv(S)
     cv2.warpPerspective(tex, Himg, (w, h), dst=img, flags=cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_TRANSPARENT)
+    # Raised riders, farthest from the camera first so that nearer ones hide them.
+    raised.sort(key=lambda r: -math.dist((r[1][0], r[1][1]), (cam.C[0], cam.C[1])))
+    for tid, c, angle, base, d in raised:
+        _draw_raised_token(img, cam, tid, c, angle, token_side_mm, base, stickers, d,
+                           token_height_mm)
 
     # Dice on the table around the board.
     light = rng.normal(0, 1, 2)

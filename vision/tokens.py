@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from companion.boards import Board
-from vision.board import BoardPose
+from vision.board import BoardPose, camera_centre
 from vision.markers import (
     JERSEYS,
     RIDERS,
@@ -409,11 +409,15 @@ def _bank(side_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
                 expected: list[int] | None = None, side_mm: float = 10.0,
                 margin_mm: float = MARGIN_MM, gray: np.ndarray | None = None,
-                extra_mm: float = 30.0) -> TokenReading:
+                extra_mm: float = 30.0, height_mm: float = 0.0) -> TokenReading:
     """The tokens of a frame whose board was located (see the module doc).
 
     ``expected`` lists the token ids the session knows are on the table: those
     not seen are ``missing`` (a hand over them: ask for another look).
+    ``height_mm`` is how high the stickers sit above the board (on top of the
+    riders): a tilted camera sees them shifted away from itself, by up to
+    height x tan(viewing angle); the shift is taken back using the camera
+    position found from the board (``vision.board.camera_centre``).
     """
     out = TokenReading()
     if not pose.found or pose.H is None:
@@ -421,6 +425,7 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
         return out
     g = gray if gray is not None else to_gray(image)
     index = track_index(board)
+    cam = camera_centre(pose, (g.shape[1], g.shape[0])) if height_mm > 0 else None
     found: dict[int, list[tuple[tuple[float, float], float]]] = {}
     for cand in _candidates(g, pose, board, extra_mm, side_mm * STICKER_RATE):
         if any(math.dist(cand, c) < 0.8 * side_mm for v in found.values() for c, _ in v):
@@ -437,6 +442,11 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
         (c, score) = max(seen, key=lambda cs: cs[1])
         px = pose.to_px(np.array([c]))[0]
         far = [s for s in seen if math.dist(s[0], c) > side_mm]
+        if cam is not None and cam[2] > height_mm:
+            # The sticker is seen where the camera's ray through it meets the board:
+            # the rider stands nearer the camera's foot point, by height / camera height.
+            k = height_mm / cam[2]
+            c = (c[0] + (cam[0] - c[0]) * k, c[1] + (cam[1] - c[1]) * k)
         if far:  # the same id twice in different places
             out.unclear[tid] = []
             out.sightings.append(Sighting(tid, c, (float(px[0]), float(px[1])), score,

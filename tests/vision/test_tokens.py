@@ -146,3 +146,30 @@ def test_colour_assignment_rules() -> None:
     # A stationary rider gone and a stray rider of his team elsewhere: unclear.
     r = assign_by_colour({"a1": 2, "a2": 2, "b4": 3}, prev, None)
     assert r.unclear == {31: ["b4"]} and r.tokens == {21: "a1", 22: "a2"}
+
+
+def test_raised_riders_under_tilt_need_their_height() -> None:
+    """Stickers on top of 15 mm riders seen at 35 degrees: right once the height is known."""
+    riders = dict(PACKED)
+    scene = table_scene(BOARD, riders, rng=np.random.default_rng(12), size=SIZE, tilt_deg=35.0,
+                        blur_sigma=0.6, token_height_mm=15.0)
+    pose = locate_board(scene.image, BOARD)
+    r = read_tokens(scene.image, BOARD, pose, expected=list(riders), height_mm=15.0)
+    assert r.tokens == riders
+    flat = read_tokens(scene.image, BOARD, pose, expected=list(riders), height_mm=0.0)
+    assert flat.tokens != riders  # without the height some are off their spaces
+
+
+def test_camera_centre_from_the_board() -> None:
+    from vision.board import camera_centre
+
+    for tilt in (0.0, 20.0, 35.0):
+        scene = table_scene(BOARD, {}, rng=np.random.default_rng(int(tilt)), size=SIZE,
+                            tilt_deg=tilt)
+        pose = locate_board(scene.image, BOARD)
+        got = camera_centre(pose, SIZE)
+        assert got is not None
+        C = scene.camera.C
+        if tilt > 0:  # seen straight down the focal length is assumed, not measured
+            assert abs(got[0] - C[0]) < 15 and abs(got[1] - C[1]) < 15
+            assert abs(got[2] - abs(C[2])) < 0.03 * abs(C[2])
