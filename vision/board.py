@@ -12,6 +12,7 @@ full-size frame.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import cv2
@@ -67,17 +68,16 @@ class BoardPose:
         return float(max(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[0])))
 
 
-def _detect_corners(gray: np.ndarray, wanted: set[int]) -> tuple[list[Detection], list[Detection]]:
-    """Corner markers (refined at full size) and every marker the last search pass saw.
+def _passes(gray: np.ndarray, wanted: set[int]) -> Iterator[tuple[list[Detection], list[Detection]]]:
+    """Corner markers (refined at full size) and every marker seen, pass after pass.
 
     Passes, cheapest first: a quarter-size frame (one threshold window), a
-    half-size frame (one window, then three), the full frame. The search stops
-    at the first pass that sees all the board's corner markers; otherwise the
-    pass that saw the most is used (at least 2 are needed).
+    half-size frame (one window, then three), the full frame. A pass is
+    yielded when it sees more corner markers than the passes before it, or all
+    of them (the caller stops at the first good fit).
     """
     h, w = gray.shape
-    best: list[Detection] = []
-    best_n = -1
+    best_n = 1
     passes: list[tuple[int, bool]] = []
     if min(h, w) >= 960:
         passes.append((4, True))
@@ -85,6 +85,7 @@ def _detect_corners(gray: np.ndarray, wanted: set[int]) -> tuple[list[Detection]
         passes += [(2, True), (2, False)]
     passes.append((1, False))
     smalls: dict[int, np.ndarray] = {}
+    last: list[Detection] = []
     for factor, fast in passes:
         if factor == 1:
             seen = detect(gray, small=True)
@@ -95,13 +96,12 @@ def _detect_corners(gray: np.ndarray, wanted: set[int]) -> tuple[list[Detection]
             sx, sy = w / (w // factor), h / (h // factor)
             seen = [Detection(d.id, ((d.corners + 0.5) * (sx, sy) - 0.5).astype(np.float32))
                     for d in detect(smalls[factor], small=False, fast=fast)]
+        last = seen
         n = len({d.id for d in seen if d.id in wanted})
-        if n > best_n:
-            best, best_n = seen, n
-        if n >= len(wanted):
-            break
-    corners = _best_per_id([d for d in best if d.id in wanted])
-    return refine(gray, corners), best
+        if n >= len(wanted) or n > best_n:
+            best_n = max(best_n, n)
+            yield refine(gray, _best_per_id([d for d in seen if d.id in wanted])), seen
+    yield [], last  # nothing (more) to fit: the caller reports what was seen
 
 
 def _best_per_id(dets: list[Detection]) -> list[Detection]:
@@ -125,12 +125,27 @@ def locate_board(image: np.ndarray, board: Board, *, max_error_mm: float = MAX_E
     if float(g[::8, ::8].std()) < 1.0:
         return BoardPose(False, "blank frame (no contrast): is the camera covered?")
     wanted = set(board.markers)
-    corners, seen = _detect_corners(g, wanted)
+    fallback: BoardPose | None = None
+    for corners, seen in _passes(g, wanted):
+        if not corners:
+            break
+        pose = _fit(board, corners, seen, max_error_mm)
+        if pose.found:
+            return pose
+        if fallback is None or len(pose.markers_seen) > len(fallback.markers_seen):
+            fallback = pose
+    if fallback is not None:
+        return fallback
+    ids = sorted({d.id for d in seen if d.id in wanted})
+    what = "no corner marker" if not ids else f"only corner marker {ids[0]}"
+    return BoardPose(False, f"board not found: {what} seen (need at least 2 of "
+                     f"{sorted(wanted)})", markers_seen=ids, detections=seen)
+
+
+def _fit(board: Board, corners: list[Detection], seen: list[Detection],
+         max_error_mm: float) -> BoardPose:
+    """The homography from the corner markers' corners, and whether it fits the board."""
     ids = sorted(d.id for d in corners)
-    if len(corners) < 2:
-        what = "no corner marker" if not corners else f"only corner marker {ids[0]}"
-        return BoardPose(False, f"board not found: {what} seen (need at least 2 of "
-                         f"{sorted(wanted)})", markers_seen=ids, detections=seen)
     src = np.concatenate([d.corners for d in corners]).astype(np.float64)
     dst = np.concatenate([np.asarray(board.markers[d.id].corners_mm(), float) for d in corners])
     H, mask = cv2.findHomography(src, dst, cv2.RANSAC, RANSAC_MM, maxIters=500,
@@ -152,7 +167,7 @@ def locate_board(image: np.ndarray, board: Board, *, max_error_mm: float = MAX_E
         pose.reason = (f"the corner markers {ids} do not fit board {board.name!r} "
                        f"(error {rms_mm:.1f} mm, {int(inl.sum())}/{len(src)} corners agree): "
                        "wrong board file?")
-        return pose
+    return pose
     return pose
 
 
