@@ -242,9 +242,20 @@ class BotStyle:
     push_slack: int = 1  # spend cards this many turns earlier than strictly needed to use them all
     sprint_reach: float = 13.0  # play own cards for a sprint this many spaces before its line
     sprint_field: int = 2  # ... when at most this many riders more than the open places are ahead
+    breakaway: bool = True  # announce a breakaway when playing cards with an opponent on the wheel
+    spend_asap: bool = False  # play the best cards whenever allowed (any rider takes the jokers)
+    star_reserve: int = 0  # with spend_asap: cards the star keeps for the finish
     pro_spend_early: bool = False  # professional: play cards whenever a sprint is still open
     early_sprint: bool = False  # professional: helpers spend their own cards on the road to the first sprint
     chase_rank: int = 13  # hang onto the chase car only when placed this far back (little to lose)
+
+
+#: The default style: the star saves his cards (and the jokers) for the finish, breakaways.
+DEFAULT_STYLE = BotStyle()
+#: Professional rules: the sprints come first, and the spaces a card wins are kept to the
+#: finish, so the bot plays its cards as soon as it may and announces no breakaways
+#: (measured against the greedy baseline: see docs/bots.md).
+PRO_STYLE = BotStyle(spend_asap=True, breakaway=False)
 
 
 class BotManager:
@@ -258,10 +269,16 @@ class BotManager:
     def __init__(self, chase_car: bool = True, chase_limit: int = 2, style: BotStyle | None = None) -> None:
         self.chase_car = chase_car
         self.chase_limit = chase_limit
-        self.style = style or BotStyle()
+        self.style = style  # None: BotStyle() or, under the professional rules, PRO_STYLE
         self._geo: Geometry | None = None
 
     # --- helpers ------------------------------------------------------------
+
+    def style_for(self, race: Race) -> BotStyle:
+        """The bot's style: the one given, else the default for the race's rules level."""
+        if self.style is not None:
+            return self.style
+        return PRO_STYLE if race.level is Level.PROFESSIONAL else DEFAULT_STYLE
 
     def geo(self, race: Race) -> Geometry:
         if self._geo is None or self._geo.cm is not race.cm:
@@ -353,7 +370,8 @@ class BotManager:
         mod = self._modifier(race, r.pos.space)
         own = [c for c in legal if c.owner == rider]
         jokers = [c for c in legal if c.owner is None]
-        if rider == star or not self._racing(race, star):
+        st = self.style_for(race)
+        if rider == star or not self._racing(race, star) or st.spend_asap:
             spare = len(jokers)
         else:
             # jokers are the star's; the others get those he cannot play before he finishes
@@ -365,7 +383,10 @@ class BotManager:
         pool.sort(key=lambda c: (-c.value, c.owner is None))  # own cards before jokers
         if not pool:
             return []
-        st = self.style
+        if st.spend_asap:
+            if rider == star and to_finish > 13 - mod:
+                pool = pool[: max(0, len(pool) - st.star_reserve)]  # the star keeps a few for the finish
+            return pool[:n_max]
         # the final push: spend the cards while there are turns to spend them in
         turns_left = math.ceil(self._turns_to_finish(race, rider))
         if to_finish <= 13 - mod or len(pool) >= n_max * max(1, turns_left - st.push_slack):
@@ -397,7 +418,8 @@ class BotManager:
         follower = race.at.get(behind) if behind is not None else None
         if cards:
             # a breakaway keeps an opponent directly behind from drafting a carded move
-            breakaway = follower is not None and race.riders[follower].team != r.team
+            breakaway = (self.style_for(race).breakaway and follower is not None
+                         and race.riders[follower].team != r.team)
             return RollChoice(tuple(str(c) for c in cards), breakaway=breakaway)
         if self.chase_car and self._want_chase_car(race, rider):
             return RollChoice(chase_car=True, chase_die=True)
@@ -415,7 +437,7 @@ class BotManager:
         if to_finish > 30 or self._modifier(race, r.pos.space) < -2:
             return False
         # a rider placed far back risks little: the photo costs him his few points
-        return self._rank(race, rider) >= self.style.chase_rank
+        return self._rank(race, rider) >= self.style_for(race).chase_rank
 
     # --- moving ---------------------------------------------------------------
 
@@ -444,7 +466,7 @@ class BotManager:
         sprint = self._open_sprint(race, rider)
         if sprint is not None and top >= x0 + sprint[0]:
             return cands[0][0]  # crossing an open sprint line: as far as possible
-        cands = [c for c in cands if geo.x(c[1][0]) >= top - self.style.window][:10]
+        cands = [c for c in cands if geo.x(c[1][0]) >= top - self.style_for(race).window][:10]
         # the rider directly behind my start may draft me: can he reach the space behind my end?
         behind_start = board.behind(start.space)
         follower = race.at.get(behind_start) if behind_start is not None else None
@@ -466,7 +488,7 @@ class BotManager:
                 f_expect = expected_roll(self._modifier(race, fr.pos.space))
         team = r.team
         star = self._star(race, team)
-        st = self.style
+        st = self.style_for(race)
         best_space, best_score = cands[0][0], float("-inf")
         for space, (pos, k) in cands:
             score = geo.x(pos) - x0
@@ -525,7 +547,7 @@ class BotManager:
                 bonus += 1.5  # the chain goes on: my teammate drafts me
         if self._modifier(race, target) > 0 and advanced(race):
             bonus += 0.5
-        return gain + bonus >= expect + self.style.draft_margin
+        return gain + bonus >= expect + self.style_for(race).draft_margin
 
     # --- switching the lead ------------------------------------------------------------
 
