@@ -9,6 +9,7 @@ from companion.games.reifenbreite import Level, Move, Race, Roll, Settings
 from companion.games.reifenbreite.bench import bots_against, demo_board
 from companion.games.reifenbreite.bots import (
     BotManager,
+    BotStyle,
     Manager,
     RandomManager,
     legal_places,
@@ -87,7 +88,7 @@ def test_bot_places_the_star_first_on_the_front_dot() -> None:
 
 def test_random_roll_choices_are_all_legal() -> None:
     board, course = load_board("standard"), load_course("D")
-    managers: dict[int, Manager] = {t: BotManager() for t in TEAMS}
+    managers: dict[int, Manager] = {t: BotManager(style=BotStyle()) for t in TEAMS}  # cards kept for later
     race, _ = simulate_race(board, course, 3, managers, Settings(level=Level.PROFESSIONAL), stop_round=6)
     p = race.prompt()
     assert p.kind == "roll" and p.rider is not None
@@ -118,3 +119,11 @@ def test_bots_beat_random_play() -> None:
     board, course, text = demo_board()
     race, _ = simulate_race(board, course, 9, managers, board_text=text)
     assert race.riders[31].finished is not None and race.riders[31].finished <= 8
+
+
+def test_professional_bots_play_cards_early_and_advanced_bots_save_them() -> None:
+    race = make_race(two_lanes("31 21", finish_at=60), level=Level.PROFESSIONAL)
+    assert len(BotManager().roll(race, 21).cards) == 2
+    assert not BotManager().roll(race, 21).breakaway
+    race = make_race(two_lanes("31 21", finish_at=60), level=Level.ADVANCED)
+    assert BotManager().roll(race, 21).cards == ()
