@@ -259,11 +259,14 @@ PRO_STYLE = BotStyle(spend_asap=True, breakaway=False)
 
 
 class BotManager:
-    """A sensible team manager: drafts when it pays, rides for the star, spends cards late.
+    """A sensible team manager: drafts when it pays, rides for the star, times its cards.
 
     ``chase_car`` (professional rules) lets the bot hang onto the chase car
     with a rider who has few points to lose, at most ``chase_limit`` times a
-    rider. See ``docs/bots.md``.
+    rider. ``style`` fixes the weights and the card plan; by default
+    :data:`DEFAULT_STYLE` (the star saves his cards for the finish) or, under
+    the professional rules, :data:`PRO_STYLE` (cards early, for the sprints).
+    See ``docs/bots.md``.
     """
 
     def __init__(self, chase_car: bool = True, chase_limit: int = 2, style: BotStyle | None = None) -> None:
