@@ -419,7 +419,7 @@ def table_scene(
     hide_tokens: tuple[int, ...] = (),
     stickers: bool = True,
     token_side_mm: float = 10.0,
-    base_d_mm: float = 24.0,
+    base_d_mm: float | None = None,
     jitter_mm: float = 3.0,
     token_at_mm: dict[int, tuple[float, float]] | None = None,
     token_height_mm: float = 0.0,
@@ -464,6 +464,8 @@ def table_scene(
     else:
         ppm = float(np.clip(scale * 1.4, 2.0, 8.0))
         tex = render_board(board, ppm)
+    if base_d_mm is None:  # the rider's top: a little wider than the sticker
+        base_d_mm = 1.2 * token_side_mm * STICKER_RATE
     token_mm = _place_tokens(board, riders, jerseys, rng, jitter_mm, token_at_mm)
     raised: list[tuple[int, tuple[float, float], float, tuple[int, int, int], float]] = []
     for tid, c in token_mm.items():

@@ -217,7 +217,7 @@ def _patch(gray: np.ndarray, pose: BoardPose, center_mm: tuple[float, float], ha
                   [s * k, c * k, center_mm[1] + s * off + c * off],
                   [0, 0, 1.0]])
     M = pose.H_inv @ P  # patch px -> image px
-    patch = cv2.warpPerspective(gray, M, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+    patch = cv2.warpPerspective(gray, M, (n, n), flags=cv2.INTER_CUBIC | cv2.WARP_INVERSE_MAP,
                                 borderMode=cv2.BORDER_REPLICATE)
     return patch.astype(np.float32), P
 
