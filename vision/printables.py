@@ -23,6 +23,8 @@ from vision.render import render_board
 MARGIN_MM = 10.0  # white margin round the full-size sheet and inside A4 tiles
 A4 = (210.0, 297.0)
 OVERLAP_MM = 12.0  # tiles overlap by this much
+RIM_MM = 2.0  # coloured rim round a token sticker
+JERSEY_RGB = (240, 210, 30)
 
 
 def marker_runs(marker_id: int) -> Iterator[tuple[int, int, int]]:
@@ -168,7 +170,7 @@ def token_sheet_pdf(out: str, *, side_mm: float = 10.0, compress: bool = True) -
     pdf.set_auto_page_break(False)
     pdf.set_title("Peloton token stickers")
     d = side_mm * STICKER_RATE
-    cell_w, cell_h = d + 22, d + 8
+    cell_w, cell_h = d + 2 * RIM_MM + 14, d + 2 * RIM_MM + 6
     per_row = max(1, int((A4[0] - 2 * MARGIN_MM) // cell_w))
     ids = list(RIDERS) + list(JERSEYS)
     y_start = MARGIN_MM + 14
@@ -187,20 +189,26 @@ def token_sheet_pdf(out: str, *, side_mm: float = 10.0, compress: bool = True) -
                      f"{side_mm:g} mm wide.  Jersey pieces: 20 red, 30 blue, 40 black, 50 green.")
         i = k % per_page
         col, row = i % per_row, i // per_row
-        cx = MARGIN_MM + col * cell_w + d / 2 + 1
+        cx = MARGIN_MM + col * cell_w + d / 2 + RIM_MM + 1
         cy = y_start + row * cell_h + d / 2
+        team = tid // 10
+        b, g, r = JERSEY_RGB if tid in JERSEYS else TEAM_COLOURS[team][::-1]
+        # A rim in the team colour (yellow for a jersey piece): the camera finds a token
+        # as a white disc inside a darker ring.
+        pdf.set_fill_color(r, g, b)
         pdf.set_draw_color(150, 150, 150)
         pdf.set_line_width(0.15)
-        pdf.circle(x=cx, y=cy, radius=d / 2, style="D")
+        pdf.circle(x=cx, y=cy, radius=d / 2 + RIM_MM, style="DF")
+        pdf.set_fill_color(255, 255, 255)
+        pdf.circle(x=cx, y=cy, radius=d / 2, style="F")
         draw_marker(pdf, tid, cx - side_mm / 2, cy - side_mm / 2, side_mm, quiet=0.0)
-        team = tid // 10
         b, g, r = TEAM_COLOURS[team]
         pdf.set_text_color(r, g, b)
         pdf.set_font("helvetica", style="B", size=12)
         label = str(tid)
-        pdf.text(cx + d / 2 + 2, cy + 1.5, label)
+        pdf.text(cx + d / 2 + RIM_MM + 2, cy + 1.5, label)
         pdf.set_font("helvetica", size=6)
-        pdf.text(cx + d / 2 + 2, cy + 5, ("jersey " if tid in JERSEYS else "") + TEAM_NAMES[team])
+        pdf.text(cx + d / 2 + RIM_MM + 2, cy + 5, ("jersey " if tid in JERSEYS else "") + TEAM_NAMES[team])
     pdf.output(out)
     return pages
 
