@@ -14,7 +14,7 @@ import json
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from companion.boards.loader import BOARD_DIR
 from companion.boards.model import Board
@@ -113,8 +113,7 @@ def load_course(path: str | Path) -> Course:
     return course_from_dict(data, str(path))
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):
     """Where a rider is on a course: a space and the leg (lines of the route crossed)."""
 
     space: str
@@ -245,6 +244,19 @@ class CourseMap:
             if space in spaces:
                 return Position(space, leg)
         raise CourseError(f"space {space!r} is not on course {self.course.name!r}")
+
+    def steps_from(self, pos: Position) -> tuple[tuple[str, Position], ...]:
+        """Every step the course allows from ``pos``: (target space, new position); cached."""
+        cache: dict[Position, tuple[tuple[str, Position], ...]] = self.__dict__.setdefault("_steps", {})
+        found = cache.get(pos)
+        if found is None:
+            out = []
+            for _, target in self.board[pos.space].successors():
+                p = self.step(pos, target)
+                if p is not None:
+                    out.append((target, p))
+            found = cache[pos] = tuple(out)
+        return found
 
     def step(self, pos: Position, target: str) -> Position | None:
         """The position after one step to ``target``, or None if that leaves the course."""

@@ -17,15 +17,12 @@ from companion.boards import Board, CourseMap, Position
 def frontiers(cm: CourseMap, start: Position, steps: int, occupied: Collection[str]) -> list[set[Position]]:
     """``result[k]`` is the set of positions reachable in exactly ``k`` steps (``k <= steps``)."""
     layers: list[set[Position]] = [{start}]
-    board = cm.board
+    steps_from = cm.steps_from
     for _ in range(steps):
         nxt: set[Position] = set()
         for pos in layers[-1]:
-            for _, target in board[pos.space].successors():
-                if target in occupied:
-                    continue
-                p = cm.step(pos, target)
-                if p is not None:
+            for target, p in steps_from(pos):
+                if target not in occupied:
                     nxt.add(p)
         if not nxt:
             break
@@ -35,8 +32,8 @@ def frontiers(cm: CourseMap, start: Position, steps: int, occupied: Collection[s
 
 def can_step(cm: CourseMap, pos: Position, occupied: Collection[str]) -> bool:
     """Whether any forward step is free from ``pos``."""
-    for _, target in cm.board[pos.space].successors():
-        if target not in occupied and cm.step(pos, target) is not None:
+    for target, _ in cm.steps_from(pos):
+        if target not in occupied:
             return True
     return False
 
@@ -104,8 +101,19 @@ def return_space(cm: CourseMap, home: Position, occupied: Collection[str]) -> Po
     """Where a dismounted rider comes back: his own space, or the nearest free one beside or behind.
 
     Candidates are searched outward from his space, side by side first and then
-    backwards along the road (never ahead), nearest first.
+    backwards along the road (never ahead), nearest first; a space on the same
+    leg of the course comes before one behind a line he had already crossed.
     """
+    for legs in ((home.leg,), (home.leg - 1, home.leg + 1)):
+        found = _nearest_free(cm, home, occupied, legs)
+        if found is not None:
+            return found
+    return None
+
+
+def _nearest_free(
+    cm: CourseMap, home: Position, occupied: Collection[str], legs: tuple[int, ...]
+) -> Position | None:
     board = cm.board
     seen = {home.space}
     queue = [home.space]
@@ -113,7 +121,7 @@ def return_space(cm: CourseMap, home: Position, occupied: Collection[str]) -> Po
         queue.sort(key=lambda s: (board.order_delta(s, home.space), abs(board[s].lane - board[home.space].lane)))
         space = queue.pop(0)
         if space not in occupied:
-            for leg in (home.leg, home.leg - 1, home.leg + 1):
+            for leg in legs:
                 pos = Position(space, leg)
                 if cm.on_course(pos):
                     return pos

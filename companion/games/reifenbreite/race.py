@@ -284,9 +284,21 @@ class Race:
         self.round = round_
         self._start_round()
 
+    _SHARED = ("board", "course", "cm", "settings")
+
     def copy(self) -> Race:
-        """An independent copy of the whole state (for undo and for bots' look-ahead)."""
+        """An independent copy of the state (for undo and for bots' look-ahead).
+
+        The board, course and settings are immutable and shared with the copy.
+        """
         return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Race:
+        new = Race.__new__(Race)
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            new.__dict__[key] = value if key in self._SHARED else copy.deepcopy(value, memo)
+        return new
 
     # --- queries -------------------------------------------------------------
 
@@ -770,7 +782,9 @@ class Race:
         self.at[pos.space] = r.number
         crossed = list(range(old.leg, pos.leg))
         for i in crossed:
-            self.crossings.setdefault(i, []).append(r.number)
+            riders = self.crossings.setdefault(i, [])
+            if r.number not in riders:  # a rider put back behind a line counts only his first crossing
+                riders.append(r.number)
         if self.cm.finished(pos) and r.finished is None:
             self.finish_order.append(r.number)
             r.finished = len(self.finish_order)
@@ -910,6 +924,13 @@ class Race:
             )
         other = self._check_turn(e.with_rider)
         assert other.pos is not None
+        if other.pos.leg != r.pos.leg:
+            crossed = self.course.route[other.pos.leg]
+            raise IllegalEventError(
+                "switch.across-line",
+                f"{e.rider} is past line {crossed} and {e.with_rider} is not: riders may not change "
+                "places across a line of the course (that would carry one over it unrecorded)",
+            )
         a, b = r.pos, other.pos
         r.pos, other.pos = b, a
         r.round_start, other.round_start = b, a

@@ -11,7 +11,6 @@ own seeded decks, so a seed and the managers fix the whole race.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Mapping
 from dataclasses import fields
@@ -174,23 +173,11 @@ def simulate_race(
 
 
 def score_sheet_json(race: Race) -> dict[str, Any]:
-    """The race's score sheet as JSON: the real sheet (``companion.sheet``), else the provisional one."""
-    try:
-        from companion.games.reifenbreite.result import race_sheet
-        from companion.scoring import RaceResultError
-        from companion.sheet import sheet_to_json
-    except ImportError:
-        return provisional_sheet(race)
-    try:
-        return sheet_to_json(race_sheet(race))
-    except RaceResultError as exc:
-        # A rider recorded twice at a line (engine bug: a dismounted rider put back behind a
-        # line he had crossed, or a switch of the lead across a line): count his first crossing.
-        fixed = copy.copy(race)
-        fixed.crossings = {k: list(dict.fromkeys(v)) for k, v in race.crossings.items()}
-        sheet = sheet_to_json(race_sheet(fixed))
-        sheet["warning"] = f"{exc}: each rider's first crossing of a line is counted"
-        return sheet
+    """The race's score sheet as JSON (``companion.sheet``)."""
+    from companion.games.reifenbreite.result import race_sheet
+    from companion.sheet import sheet_to_json
+
+    return sheet_to_json(race_sheet(race))
 
 
 def team_totals(race: Race) -> dict[int, int]:
@@ -202,57 +189,3 @@ def team_totals(race: Race) -> dict[int, int]:
     return {int(t["team"]): int(t["total"]) for t in teams}
 
 
-def provisional_sheet(race: Race) -> dict[str, Any]:
-    """A score sheet of a finished race made from the engine's state alone.
-
-    Place points from the score table, sprint points, yellow-jersey points
-    (full rules: the table's points per sprint to the holder after each sprint;
-    short rules: points per round kept) and chase-car disqualifications. The
-    real sheet comes from ``companion.scoring``; this is its stand-in where no
-    adapter exists.
-    """
-    from companion.scoring import ChaseUse, SprintResult, disqualified, jersey_holders, load_score_table
-
-    table = load_score_table(race.settings.score_table)
-    places = {n: i + 1 for i, n in enumerate(race.finish_order)}
-    pro = race.level is Level.PROFESSIONAL  # sprints and the jersey are professional rules
-    sprint_pts = race.sprint_points() if pro else {}
-    sprints = []
-    for i in sorted(race.crossings):
-        s = race.course.sprint_at(i)
-        if s is not None and pro:
-            sprints.append(SprintResult(s.line, i, tuple(race.crossings[i][: len(s.points)]), s.points))
-    jersey: dict[int, int] = {}
-    if pro:
-        if race.settings.yellow_jersey == "short":
-            jersey = {n: k * table.jersey_points_per_round for n, k in race.jersey_rounds.items()}
-        else:
-            for holder in jersey_holders(sprints):
-                if holder is not None:
-                    jersey[holder] = jersey.get(holder, 0) + table.jersey_points_per_sprint
-    uses = [ChaseUse(r.number, p) for r in race.riders.values() for p in r.chase_photos]
-    dq = disqualified(uses, race.final_photos) if race.final_photos else set()
-    riders = []
-    totals: dict[int, int] = {t: 0 for t in race.teams}
-    for n in sorted(race.riders):
-        place = places.get(n)
-        pp = table.place_points[place - 1] if place is not None and place <= len(table.place_points) else 0
-        sp = sprint_pts.get(n, 0)
-        jp = jersey.get(n, 0)
-        total = 0 if n in dq else pp + sp + jp
-        team = race.riders[n].team
-        totals[team] += total
-        riders.append({"rider": n, "team": team, "place": place, "place_points": pp, "sprint": sp,
-                       "yellow_jersey": jp, "disqualified": n in dq, "total": total})
-    teams = [{"team": t, "riders": list(race.teams[t].riders), "total": totals[t]} for t in race.teams]
-    best = max(totals.values()) if totals else 0
-    return {
-        "provisional": True,
-        "course": race.course.name,
-        "rounds": race.round,
-        "finish_order": list(race.finish_order),
-        "yellow_jersey": race.yellow,
-        "riders": riders,
-        "teams": teams,
-        "winners": [t for t, v in totals.items() if v == best],
-    }
