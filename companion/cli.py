@@ -34,7 +34,8 @@ def _add_simulate_command(sub: argparse._SubParsersAction) -> None:
     sim.add_argument("--json", action="store_true", help="print the score sheet as one JSON object")
     sim.add_argument("--course", default="D", help="course A-D or a course file (default D)")
     sim.add_argument("--seed", type=int, default=1, help="seed of the dice and the decks (default 1)")
-    sim.add_argument("--level", choices=["basic", "advanced", "professional"], default="advanced")
+    sim.add_argument("--level", choices=["basic", "advanced", "professional"], default="professional",
+                     help="rules level (default professional: sprints, yellow jersey and chase car count)")
     sim.add_argument("--board", default="standard", help="board name or file (default standard)")
     sim.add_argument("--record", metavar="FILE", help="write the game record (JSON Lines) to FILE")
     who = sim.add_mutually_exclusive_group()
