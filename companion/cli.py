@@ -162,6 +162,10 @@ def _add_record_commands(sub: argparse._SubParsersAction) -> None:
     sheet.add_argument("--format", choices=["json", "csv", "html", "pdf"], default="json")
     sheet.add_argument("--out", metavar="FILE", help="write to FILE (required for pdf)")
     sheet.set_defaults(handler=_run_sheet)
+    stage = sub.add_parser("stage", help="a stage race: add up the sheets of its stages (one record each)")
+    stage.add_argument("records", nargs="+", metavar="RECORD", help="the records of the stages, in order")
+    stage.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    stage.set_defaults(handler=_run_stage)
 
 
 def _replayed(path: str) -> tuple[object, list[dict[str, object]]]:
@@ -196,6 +200,28 @@ def _run_replay(args: argparse.Namespace) -> int:
     else:
         teams = ", ".join(f"team {t}: {p}" for t, p in score["teams"].items())
         print(f"score: {teams}")
+    return 0
+
+
+def _run_stage(args: argparse.Namespace) -> int:
+    import json
+
+    from companion.games.reifenbreite.result import race_sheet
+    from companion.scoring import stage_race
+    from companion.sheet import stage_to_json
+
+    sheets = [race_sheet(_replayed(path)[0]) for path in args.records]  # type: ignore[arg-type]
+    try:
+        result = stage_to_json(stage_race(sheets))
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"stage race over {result['stages']} stages")
+    for team, t in result["teams"].items():
+        print(f"team {team}: stages {t['stage_totals']} = {t['team_points']}, best rider {t['best_rider']} "
+              f"({t['best_rider_points']}) x {result['stages']} = {t['bonus']}: final {t['final']}")
     return 0
 
 

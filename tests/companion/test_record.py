@@ -136,3 +136,18 @@ def test_bad_records_get_a_clear_error(tmp_path, content, message):
 def test_missing_record_file(tmp_path):
     code, _, err = run_cli("replay", str(tmp_path / "none.jsonl"))
     assert code == 2 and "no such record file" in err
+
+
+def test_stage_command_adds_up_the_stages(tmp_path):
+    paths = []
+    for seed in (1, 2):
+        rec = tmp_path / f"stage{seed}.jsonl"
+        code, _, _ = run_cli("simulate", "--json", "--course", "A", "--seed", str(seed), "--record", str(rec))
+        assert code == 0
+        paths.append(str(rec))
+    code, out, _ = run_cli("stage", "--json", *paths)
+    result = json.loads(out)
+    assert code == 0 and result["stages"] == 2
+    for team in result["teams"].values():
+        assert team["team_points"] == sum(team["stage_totals"])
+        assert team["final"] == team["team_points"] + 2 * team["best_rider_points"]

@@ -357,6 +357,21 @@ class Race:
         assert roller is not None
         return Prompt("roll", rider=roller, text=f"rider {roller}: roll")
 
+    def token_markers(self) -> dict[int, str]:
+        """What the camera should see: marker id -> space of every piece on the road.
+
+        Each rider's token carries his number, but the rider who wears the
+        yellow jersey is represented by his team's jersey piece (team x 10):
+        his own piece stands beside the board (professional rules).
+        """
+        out: dict[int, str] = {}
+        for space, number in self.at.items():
+            marker = number
+            if number == self.yellow and self.level is Level.PROFESSIONAL:
+                marker = self.riders[number].team * 10
+            out[marker] = space
+        return out
+
     def occupied(self) -> set[str]:
         """The spaces riders stand on."""
         return set(self.at)

@@ -415,3 +415,10 @@ def test_the_chase_car():
     assert len(race.riders[21].chase_photos) == 4
     race = make_race(". 21 . . . .")
     refused(race, Roll(21, (2,), chase_car=True), "chase.professional")
+
+
+def test_the_camera_expects_the_jersey_piece_for_the_wearer():
+    race = make_race(". 21 . . 31 . .", level=Level.PROFESSIONAL)
+    assert race.token_markers() == {21: "a1", 31: "a4"}
+    race.yellow = 21
+    assert race.token_markers() == {20: "a1", 31: "a4"}
