@@ -103,11 +103,13 @@ def load_real(data_dir: Path, keep_val: bool) -> list[Sample]:
     return out
 
 
-def make_synth(n: int, seed: int, max_size: float = 110.0) -> list[Sample]:
+def make_synth(n: int, seed: int, max_size: float = 110.0,
+               unreadable_rate: float = 0.25) -> list[Sample]:
     rng = np.random.default_rng(seed)
     out: list[Sample] = []
     for _ in range(n):
-        img, dice = synth.scene(rng, 400, 400, size_range=(14.0, max_size))
+        img, dice = synth.scene(rng, 400, 400, size_range=(14.0, max_size),
+                                unreadable_rate=unreadable_rate)
         out.append((img, [(d.cx, d.cy, (d.value - 1) if d.value else 6, d.size) for d in dice]))
     return out
 

@@ -126,7 +126,7 @@ def main() -> int:
     cv2.setNumThreads(1)
     t0 = time.time()
     real = items_from(load_real(args.data, args.val), 3, rng)
-    syn = items_from(make_synth(args.synth, args.seed + 7), 2, rng)
+    syn = items_from(make_synth(args.synth, args.seed + 7, 150.0, 0.3), 2, rng)
     print(f"real crops {len(real)}, synthetic {len(syn)} ({time.time() - t0:.0f}s)", flush=True)
     net = ClsNet()
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)

@@ -109,6 +109,8 @@ def background(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
 def _clutter(rng: np.random.Generator, img: np.ndarray) -> None:
     """Cables, cards and a hand at the edge, drawn in place."""
     h, w = img.shape[:2]
+    if rng.random() < 0.3:
+        _keyboard(rng, img)
     for _ in range(int(rng.integers(0, 3))):
         t = rng.integers(0, 3)
         if t == 0:  # cable
@@ -132,6 +134,37 @@ def _clutter(rng: np.random.Generator, img: np.ndarray) -> None:
             cv2.ellipse(img, (int(cx), int(cy)), (int(rng.uniform(40, 90)),
                         int(rng.uniform(60, 130))), rng.uniform(0, 180), 0, 360, skin, -1,
                         cv2.LINE_AA)
+
+
+def _keyboard(rng: np.random.Generator, img: np.ndarray) -> None:
+    """A patch of keyboard (rows of rounded keys with symbols): looks a lot like dice."""
+    h, w = img.shape[:2]
+    key = float(rng.uniform(14, 45))
+    gap = key * float(rng.uniform(0.15, 0.35))
+    x0, y0 = float(rng.uniform(-w / 2, w / 2)), float(rng.uniform(-h / 2, h / 2))
+    ang = float(rng.uniform(0, 360))
+    rot = np.array([[math.cos(math.radians(ang)), -math.sin(math.radians(ang))],
+                    [math.sin(math.radians(ang)), math.cos(math.radians(ang))]], np.float32)
+    dark = rng.random() < 0.7
+    slab = _rand_color(rng, 90, 190) if dark else _rand_color(rng, 20, 80)
+    keyc = _rand_color(rng, 0, 60) if dark else _rand_color(rng, 200, 256)
+    symc = (230, 230, 230) if dark else (30, 30, 30)
+    cols, rows = int(rng.integers(3, 12)), int(rng.integers(2, 6))
+    corners = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32) * (key + gap)
+    slab_pts = (corners - gap) @ rot.T + [x0, y0]
+    cv2.fillPoly(img, [slab_pts.astype(np.int32)], slab, cv2.LINE_AA)
+    sq = _rounded_square(key, 0.2)
+    for r in range(rows):
+        for c in range(cols):
+            centre = np.array([c + 0.5, r + 0.5], np.float32) * (key + gap) + [
+                rng.uniform(-0.1, 0.1) * key, 0]
+            pts = sq @ rot.T + centre @ rot.T + [x0, y0]
+            cv2.fillPoly(img, [pts.astype(np.int32)], keyc, cv2.LINE_AA)
+            q = pts.mean(0)
+            if rng.random() < 0.7:  # letters and symbols, never pip-like dots
+                cv2.putText(img, str(rng.choice(list("ASDFQWZXfn^~<>"))),
+                            (int(q[0] - key * 0.2), int(q[1] + key * 0.15)),
+                            cv2.FONT_HERSHEY_SIMPLEX, key / 60, symc, 1, cv2.LINE_AA)
 
 
 def _rounded_square(size: float, corner: float, n: int = 4) -> np.ndarray:
