@@ -465,7 +465,7 @@ def table_scene(
         ppm = float(np.clip(scale * 1.4, 2.0, 8.0))
         tex = render_board(board, ppm)
     if base_d_mm is None:  # the rider's top: a little wider than the sticker
-        base_d_mm = 1.2 * token_side_mm * STICKER_RATE
+        base_d_mm = token_side_mm * STICKER_RATE + 4.0
     token_mm = _place_tokens(board, riders, jerseys, rng, jitter_mm, token_at_mm)
     raised: list[tuple[int, tuple[float, float], float, tuple[int, int, int], float]] = []
     for tid, c in token_mm.items():

@@ -47,6 +47,7 @@ MARGIN_MM = 2.5  # a centre this close to a border between two spaces is unclear
 RECT_PPM = 1.0  # px/mm of the top-down view used to find candidates
 PATCH_PPM = 5.0  # px/mm of the patch a token is read from
 MAX_CANDIDATES = 48
+RIM_MM = 2.0  # the coloured rim round a sticker (printed, or the rider's top)
 # A candidate's contrasts (relative to the sticker's white): sticker against the
 # base around it, marker against the sticker, spread of the marker's cells.
 MIN_RING, MIN_DARK, MIN_CELLS = 0.12, 0.25, 0.08
@@ -179,7 +180,7 @@ def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float
         return (b1 * (k1 * k1) - b0 * (k0 * k0)) / (k1 * k1 - k0 * k0)
 
     inner = ring(0.65 * r, 0.95 * r)
-    outer = ring(1.05 * r, 1.25 * r)
+    outer = ring(r + 0.5 * s, r + RIM_MM * s)  # the coloured rim round the sticker
     k = max(3, int(round(0.45 * sticker_mm * s)) | 1)
     centre = cv2.boxFilter(rect, cv2.CV_32F, (k, k))
     spread = np.sqrt(np.maximum(cv2.sqrBoxFilter(rect, cv2.CV_32F, (k, k)) - centre * centre, 0))
@@ -412,8 +413,9 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
                 extra_mm: float = 30.0, height_mm: float = 0.0) -> TokenReading:
     """The tokens of a frame whose board was located (see the module doc).
 
-    ``expected`` lists the token ids the session knows are on the table: those
-    not seen are ``missing`` (a hand over them: ask for another look).
+    ``expected`` lists the token ids the session knows are on the table (jersey
+    pieces included): those not seen are ``missing`` (a hand over them: ask
+    for another look), ids seen but not listed are ``unexpected``.
     ``height_mm`` is how high the stickers sit above the board (on top of the
     riders): a tilted camera sees them shifted away from itself, by up to
     height x tan(viewing angle); the shift is taken back using the camera
@@ -436,7 +438,7 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
         tid, c, score = got
         found.setdefault(tid, []).append((c, score))
     for tid, seen in sorted(found.items()):
-        if expected is not None and tid not in expected and tid not in JERSEYS:
+        if expected is not None and tid not in expected:
             out.unexpected.append(tid)  # not in this game: a misread is likelier than a ghost
             continue
         (c, score) = max(seen, key=lambda cs: cs[1])
