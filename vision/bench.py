@@ -53,6 +53,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     ms_tokens: list[float] = []
     ms_all: list[float] = []
     cpu_tokens: list[float] = []  # CPU time of this thread: what the frame costs one core
+    by_tilt = [[0, 0], [0, 0], [0, 0]]  # right, riders for tilts 0-12, 12-24, 24-35 degrees
     worst: list[str] = []
     dice_error = ""
     for i in range(scenes):
@@ -70,8 +71,11 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         cpu_tokens.append(1000 * (c1 - c0))
         found += pose.found
         total += len(riders)
+        band = by_tilt[min(2, int(sc.params["tilt_deg"] // 12))]
         for rider, space in riders.items():
             got = reading.tokens.get(rider)
+            band[1] += 1
+            band[0] += got == space
             if got == space:
                 right += 1
             elif got is not None:
@@ -111,6 +115,8 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         "ms_board_tokens_median": round(float(np.median(ms_tokens)), 1),
         "ms_board_tokens_p90": round(float(np.percentile(ms_tokens, 90)), 1),
         "cpu_ms_board_tokens_median": round(float(np.median(cpu_tokens)), 1),
+        "right_pct_by_tilt": {band: pct(r, n) for band, (r, n) in
+                              zip(("0-12", "12-24", "24-35"), by_tilt, strict=True) if n},
     }
     if ms_all:
         res["ms_with_dice_median"] = round(float(np.median(ms_all)), 1)
@@ -134,6 +140,8 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         f"  board found {res['board_found_pct']}%\n"
         f"  riders: right {res['right_pct']}%, wrong {res['wrong_pct']}%, "
         f"unclear {res['unclear_pct']}%, missing {res['missing_pct']}%\n"
+        f"  right by camera tilt: " + ", ".join(
+            f"{k} degrees {v}%" for k, v in res["right_pct_by_tilt"].items()) + "\n"
         f"  board+tokens: median {m} ms/frame (p90 {res['ms_board_tokens_p90']}) wall clock, "
         f"{cpu} ms CPU, one core; Pi 4 estimate {cpu * lo:.0f}-{cpu * hi:.0f} ms\n")
     if "ms_with_dice_median" in res:
