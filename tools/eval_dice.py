@@ -40,11 +40,12 @@ def main() -> int:
     ap.add_argument("--combine", nargs="*", default=["geo", "cls", "det"])
     ap.add_argument("--not-die", type=float, default=0.7)
     ap.add_argument("--views", type=int, default=2)
+    ap.add_argument("--cls-size", type=int, default=48)
     ap.add_argument("--cls-model", type=Path, default=None)
     ap.add_argument("--show-errors", action="store_true")
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    reader = DiceReader(args.model, args.cls_model)
+    reader = DiceReader(args.model, args.cls_model, cls_size=args.cls_size)
     reader.det_threshold = min(args.det)
     reader.views = args.views
     cache: list[tuple[str, str, dict[str, list[Candidate]], list[LabelledDie]]] = []

@@ -26,13 +26,14 @@ _STRIDE = 8
 _ALIGN = 32
 _UNREADABLE = 6
 _NOT_DIE = 7
+_MANY = 8  # with more dice than this, at most 2 classifier views each (time)
 _LARGE = 100.0  # die size (detector-input px) from which the half-scale pass is trusted
 _Proposal = tuple[float, float, float, float, np.ndarray]  # cx, cy, size, score, probs
 _VIEWS = [(0.0, False), (90.0, True), (180.0, False), (270.0, True)]
 
 #: Face crops for the classifier: CLS_SIZE pixels square, covering CLS_FACTOR
 #: times the die's size around its centre.
-CLS_SIZE = 32
+CLS_SIZE = 48
 CLS_FACTOR = 1.4
 
 
@@ -81,9 +82,9 @@ class DiceReader:
 
     def __init__(self, model_path: Path | str | None = None,
                  cls_model_path: Path | str | None = None, *, work_side: int = 1024,
-                 det_threshold: float = 0.35, value_threshold: float = 0.85,
-                 not_die_threshold: float = 0.7, views: int = 2,
-                 min_side: int = 32) -> None:
+                 det_threshold: float = 0.5, value_threshold: float = 0.8,
+                 not_die_threshold: float = 0.7, views: int = 4,
+                 min_side: int = 32, cls_size: int = CLS_SIZE) -> None:
         path = Path(model_path) if model_path is not None else MODEL_PATH
         if not path.is_file():
             raise FileNotFoundError(f"dice model not found: {path}")
@@ -98,10 +99,13 @@ class DiceReader:
         self.value_threshold = value_threshold
         self.not_die_threshold = not_die_threshold
         self.min_side = min_side
+        self.cls_size = cls_size
         #: How the detector's and the classifier's outcome probabilities are joined:
-        #: "geo" (geometric mean), "cls" or "det" (one of them only).
-        self.combine = "geo"
-        #: Rotated/mirrored crops per die shown to the classifier (1..4), averaged.
+        #: "geo" (geometric mean), "cls" or "det" (one of them only). "cls" was
+        #: best on the val split: the detector's own value head is weak on small pips.
+        self.combine = "cls"
+        #: Rotated/mirrored crops per die shown to the classifier (1..4), averaged;
+        #: at most 2 when there are more than 8 dice.
         self.views = views
         #: Also look for close-up dice at half scale (about +25 % time).
         self.large_pass = True
@@ -158,8 +162,10 @@ class DiceReader:
         # full resolution.
         # Each die is seen in ``views`` rotated/mirrored crops; their
         # probabilities are averaged.
-        views = _VIEWS[: max(1, self.views)]
-        crops = [face_crop(img, cx / scale, cy / scale, size / scale, angle, flip)
+        n_views = self.views if len(props) <= _MANY else min(self.views, 2)
+        views = _VIEWS[: max(1, n_views)]
+        crops = [face_crop(img, cx / scale, cy / scale, size / scale, angle, flip,
+                           self.cls_size)
                  for cx, cy, size, _, _ in props for angle, flip in views]
         blob = cv2.dnn.blobFromImages(crops, 1.0 / 255.0)
         with self._lock:
@@ -246,21 +252,20 @@ class DiceReader:
 
 
 def face_crop(img: np.ndarray, cx: float, cy: float, size: float, angle: float = 0.0,
-              flip: bool = False) -> np.ndarray:
-    """The classifier's view of one die: a ``CLS_SIZE`` square crop around (cx, cy).
+              flip: bool = False, out_size: int = CLS_SIZE) -> np.ndarray:
+    """The classifier's view of one die: an ``out_size`` square crop around (cx, cy).
 
     It covers ``CLS_FACTOR * size`` source pixels, rotated by ``angle`` degrees
     (training only) and mirrored if ``flip``; borders are replicated.
     """
     side = max(4.0, size * CLS_FACTOR)
-    m = cv2.getRotationMatrix2D((cx, cy), angle, CLS_SIZE / side)
-    m[0, 2] += CLS_SIZE / 2 - cx
-    m[1, 2] += CLS_SIZE / 2 - cy
+    m = cv2.getRotationMatrix2D((cx, cy), angle, out_size / side)
+    m[0, 2] += out_size / 2 - cx
+    m[1, 2] += out_size / 2 - cy
     if flip:
         m[0] = -m[0]
-        m[0, 2] += CLS_SIZE
-    interp = cv2.INTER_AREA if side > 2 * CLS_SIZE else cv2.INTER_LINEAR
-    return cv2.warpAffine(img, m, (CLS_SIZE, CLS_SIZE), flags=interp,
+        m[0, 2] += out_size
+    return cv2.warpAffine(img, m, (out_size, out_size), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
 
 

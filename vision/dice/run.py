@@ -172,13 +172,20 @@ def match(truth: list[LabelledDie], seen: list[DieReading]) -> tuple[int, int, i
     return right, wrong, unread, len(truth) - len(used_t), len(seen) - len(used_s)
 
 
-def bench_set(set_dir: Path, split: str, reader: DiceReader) -> SetScore:
-    """Score ``reader`` on the images of one set in ``split``."""
+def bench_set(set_dir: Path, split: str, reader: DiceReader,
+              resize: tuple[int, int] | None = None) -> SetScore:
+    """Score ``reader`` on the images of one set in ``split``.
+
+    With ``resize`` = (w, h) every image is first resized to that size (to time
+    and check the reader on camera-size frames); labels scale with it.
+    """
     score = SetScore(set_dir.name)
     for p in list_images(set_dir, split):
         img = cv2.imread(str(p), cv2.IMREAD_COLOR)
         if img is None:
             continue
+        if resize is not None:
+            img = cv2.resize(img, resize, interpolation=cv2.INTER_CUBIC)
         t0 = time.perf_counter()
         seen = reader.read(img)
         score.ms.append((time.perf_counter() - t0) * 1000)
@@ -197,7 +204,8 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader) -> SetScore:
 
 
 def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = False,
-                  reader: DiceReader | None = None) -> int:
+                  reader: DiceReader | None = None,
+                  resize: tuple[int, int] | None = None) -> int:
     """Print one line per set (and a total) of the reader's scores on ``data_dir``."""
     cv2.setNumThreads(1)
     sets = list_sets(data_dir)
@@ -208,8 +216,8 @@ def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = Fa
     rd.read(np.zeros((480, 640, 3), np.uint8))
     total = SetScore(f"total ({split})")
     for s in sets:
-        sc = bench_set(s, split, rd)
-        sc.name = f"{s.name} ({split})"
+        sc = bench_set(s, split, rd, resize)
+        sc.name = f"{s.name} ({split}" + (f", {resize[0]}x{resize[1]})" if resize else ")")
         total.add(sc)
         out.write((json.dumps(sc.as_dict()) if as_json else sc.line()) + "\n")
     out.write((json.dumps(total.as_dict()) if as_json else total.line()) + "\n")
