@@ -55,6 +55,8 @@ def main() -> int:
             if args.split == "val" and not is_val(set_dir.name, p.name):
                 continue
             img = cv2.imread(str(p))
+            if img is None:
+                continue
             h, w = img.shape[:2]
             cands = {}
             for mode in args.combine:

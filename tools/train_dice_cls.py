@@ -118,6 +118,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--val", action="store_true", help="keep the val part of dev out")
+    ap.add_argument("--init", type=Path, default=None, help="warm start from a .pt")
+    ap.add_argument("--lr", type=float, default=3e-3)
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
@@ -129,6 +131,8 @@ def main() -> int:
     syn = items_from(make_synth(args.synth, args.seed + 7, 150.0, 0.3), 2, rng)
     print(f"real crops {len(real)}, synthetic {len(syn)} ({time.time() - t0:.0f}s)", flush=True)
     net = ClsNet()
+    if args.init:
+        net.load_state_dict(torch.load(args.init))
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     budget = args.minutes * 60
     t0 = time.time()
@@ -137,7 +141,7 @@ def main() -> int:
     accs: list[float] = []
     while time.time() - t0 < budget:
         frac = (time.time() - t0) / budget
-        lr = 3e-3 * 0.5 * (1 + math.cos(math.pi * frac))
+        lr = args.lr * 0.5 * (1 + math.cos(math.pi * frac))
         for g in opt.param_groups:
             g["lr"] = max(lr, 3e-5)
         nsyn = int(args.batch * 0.4)
