@@ -291,9 +291,7 @@ def read_token(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
     # Only blurs the camera can produce at this scale: 0.25-2 px of the frame.
     scale = pose.px_per_mm(at)
     ok = (blurs >= 0.25 / scale - 0.2) & (blurs <= 2.0 / scale + 0.2)
-    row_code = np.nonzero(ok)[0] // len(BLURS_MM)  # (id, rotation) index of every row
     bank, ids = bank[ok], ids[ok]
-    best_obs: np.ndarray | None = None
     best_read: tuple[float, float, int, float, float] | None = None
     # Read at the estimated pose; when that is not clear, try small corrections of the
     # angle and centre and keep the clearest read.
@@ -324,21 +322,11 @@ def read_token(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
         if best_read is None or scores[b] > best_read[0]:
             second = float(scores[ids != ids[b]].max())
             best_read = (float(scores[b]), second, int(ids[b]), cx + ddx * cell, cy + ddy * cell)
-            best_obs, best_scores, best_turn = v / norm, scores, dt
             if best_read[0] > 0.95 and best_read[0] - second > 0.2:
                 break  # clear enough
-    if best_read is None or best_obs is None:
+    if best_read is None:
         return None
     score, second, tid, fx, fy = best_read
-    if score < 0.95 or score - second < 0.2:
-        # Not clear: seen at a slant, the blur is longer across the tilt than along it.
-        # Compare again with the few best codes blurred as this view blurs them.
-        better = _slanted_read(pose, P, theta + best_turn, side_mm, best_obs,
-                               row_code[np.argsort(-best_scores)])
-        if better is not None and better[0] >= MIN_SCORE and better[0] - better[1] >= MIN_MARGIN:
-            if score >= MIN_SCORE and score - second >= MIN_MARGIN and better[2] != tid:
-                return None  # the two models disagree: say nothing
-            score, second, tid = better
     _LAST["score"], _LAST["second"] = score, second
     if score < MIN_SCORE or score - second < MIN_MARGIN:
         return None
@@ -347,86 +335,6 @@ def read_token(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
 
 
 _LAST: dict[str, float] = {}  # the last read's scores (for calibration)
-
-
-def _slanted_read(pose: BoardPose, P: np.ndarray, theta: float, side_mm: float,
-                  obs: np.ndarray, ranked_codes: np.ndarray, n_codes: int = 6,
-                  ) -> tuple[float, float, int] | None:
-    """(score, second, id) from the best codes blurred anisotropically, as the view does.
-
-    The camera blurs round in image pixels; on the board, seen at a slant, that
-    is an ellipse. Each template is warped to image-like axes (the local
-    Jacobian of the view), blurred round there, and warped back.
-    """
-    codes: list[int] = []
-    for c in ranked_codes:
-        if int(c) not in codes:
-            codes.append(int(c))
-        if len(codes) == n_codes:
-            break
-    q = P @ np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 1.0]])
-    q = (q[:2] / q[2]).T  # patch px (0,0), (1,0), (0,1) -> board mm
-    px = pose.to_px(q)
-    M = np.column_stack([px[1] - px[0], px[2] - px[0]])  # image px per patch px
-    smax = float(np.linalg.svd(M, compute_uv=False)[0])
-    if smax <= 0:
-        return None
-    k = 1.0 / smax  # image-like axes at (at least) the patch's resolution
-    sharp, code_ids = _sharp(side_mm)
-    n = sharp.shape[1]
-    c = (n - 1) / 2
-    A = np.zeros((2, 3))
-    A[:, :2] = k * M
-    A[:, 2] = c - k * M @ np.array([c, c])
-    cell = side_mm * PATCH_PPM / 6
-    best: dict[int, float] = {}
-    for code in codes:
-        canvas = cv2.warpAffine(sharp[code], A, (n, n), flags=cv2.INTER_LINEAR,
-                                borderValue=255.0)
-        for sigma_px in (0.6, 1.0, 1.4, 1.8):
-            blurred = cv2.GaussianBlur(canvas, (0, 0), sigma_px * k)
-            back = cv2.warpAffine(blurred, A, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                  borderValue=255.0)
-            t = _sample_cells(cv2.integral(back, sdepth=cv2.CV_64F), c, c, cell)
-            if t is None:
-                continue
-            tv = t[_INNER] - t[_INNER].mean()
-            nv = float(np.linalg.norm(tv))
-            if nv < 1e-6:
-                continue
-            r = float(tv @ obs) / nv
-            tid = int(code_ids[code])
-            best[tid] = max(best.get(tid, -1.0), r)
-    if len(best) < 2:
-        return None
-    ranked = sorted(best.items(), key=lambda kv: -kv[1])
-    return ranked[0][1], ranked[1][1], ranked[0][0]
-
-
-@lru_cache(maxsize=4)
-def _sharp(side_mm: float) -> tuple[np.ndarray, np.ndarray]:
-    """Every token code (id x rotation) drawn sharp, centred in a patch-sized image."""
-    half = side_mm * STICKER_RATE / 2 + 2.0
-    n = int(round(2 * half * PATCH_PPM))
-    side_px = side_mm * PATCH_PPM
-    cell = side_px / 6
-    o = 4
-    c = (n - 1) / 2
-    imgs, ids = [], []
-    for tid in TOKEN_IDS:
-        cells = marker_cells(tid)
-        for k in range(4):
-            rot = np.rot90(cells, k)
-            big = np.full((n * o, n * o), 255.0, np.float32)
-            x0 = (c + 0.5) * o - 3 * cell * o
-            for i in range(6):
-                for j in range(6):
-                    if rot[i, j]:
-                        big[int(round(x0 + i * cell * o)):int(round(x0 + (i + 1) * cell * o)),
-                            int(round(x0 + j * cell * o)):int(round(x0 + (j + 1) * cell * o))] = 0
-            imgs.append(cv2.resize(big, (n, n), interpolation=cv2.INTER_AREA))
-            ids.append(tid)
-    return np.array(imgs), np.array(ids)
 
 
 @lru_cache(maxsize=16)
