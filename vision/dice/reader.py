@@ -91,7 +91,9 @@ class DiceReader:
         cls_path = Path(cls_model_path) if cls_model_path is not None else CLS_MODEL_PATH
         if not cls_path.is_file():
             raise FileNotFoundError(f"dice classifier model not found: {cls_path}")
-        self._net = cv2.dnn.readNetFromONNX(str(path))
+        # One detector instance per pyramid level: OpenCV re-plans a network
+        # whenever its input size changes, which costs more than the pass itself.
+        self._nets = [cv2.dnn.readNetFromONNX(str(path)) for _ in range(3)]
         self._cls = cv2.dnn.readNetFromONNX(str(cls_path))
         self._lock = threading.Lock()
         self.work_side = work_side
@@ -205,14 +207,15 @@ class DiceReader:
                                interpolation=cv2.INTER_AREA)
             large = [(cx * k, cy * k, size * k, score, probs)
                      for cx, cy, size, score, probs in
-                     self._proposals(self._forward(level), level.shape[1], level.shape[0])
+                     self._proposals(self._forward(level, k // 2), level.shape[1],
+                                     level.shape[0])
                      if size * k >= _LARGE * k / 2]
             if large:
                 props = [p for p in props if all(
                     math.hypot(p[0] - q[0], p[1] - q[1]) > 0.6 * q[2] for q in large)] + large
         return props
 
-    def _forward(self, img: np.ndarray) -> np.ndarray:
+    def _forward(self, img: np.ndarray, level: int = 0) -> np.ndarray:
         h, w = img.shape[:2]
         ph = (-h) % _ALIGN
         pw = (-w) % _ALIGN
@@ -220,8 +223,8 @@ class DiceReader:
             img = cv2.copyMakeBorder(img, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
         blob = cv2.dnn.blobFromImage(img, 1.0 / 255.0)
         with self._lock:
-            self._net.setInput(blob)
-            out = self._net.forward()
+            self._nets[level].setInput(blob)
+            out = self._nets[level].forward()
         return np.asarray(out)[0]
 
     def _proposals(self, out: np.ndarray, w: int, h: int) -> list[_Proposal]:
