@@ -78,11 +78,12 @@ def test_every_value_every_colour() -> None:
 
     c = _score(gen, 36)
     assert c["wrong"] == 0, c
-    assert c["right"] >= 33, c  # measured 35 of 36
+    assert c["right"] >= 34, c  # measured 36 of 36
 
 
-@pytest.mark.parametrize(("size", "min_right"), [(22, 14), (34, 19), (50, 22), (80, 22),
-                                                 (120, 20), (180, 20)])
+# measured right of 24: 18, 21, 24, 24, 23, 24 (the rest missed, none wrong)
+@pytest.mark.parametrize(("size", "min_right"), [(22, 16), (34, 19), (50, 22), (80, 22),
+                                                 (120, 21), (180, 22)])
 def test_sizes_and_rotations(size: int, min_right: int) -> None:
     """White dice of each value, any angle, on random tables (wood, boards, trays, cloth),
     face sizes from 22 px (pips ~3 px) to 180 px (close-up)."""
@@ -115,9 +116,9 @@ def test_touching_dice() -> None:
 
     c = _score(gen, 12)
     assert c["wrong"] == 0, c
-    # Measured 11 of 24 right, 2 null, 11 missed: the detector often sees two
+    # Measured 13 of 24 right, 2 null, 9 missed: the detector often sees two
     # touching dice side by side as one. A known weakness (docs/dice.md).
-    assert c["right"] >= 9, c
+    assert c["right"] >= 11, c
 
 
 def test_oblique_view_reads_top_face() -> None:
@@ -132,8 +133,8 @@ def test_oblique_view_reads_top_face() -> None:
         return img, [(320, 240, value)]
 
     c = _score(gen, 24)
-    assert c["wrong"] <= 1, c
-    assert c["right"] >= 15, c
+    assert c["wrong"] == 0, c
+    assert c["right"] >= 19, c  # measured 21 of 24, 3 missed
 
 
 def _unreadable(kind: str) -> Counter[str]:
@@ -149,17 +150,21 @@ def _unreadable(kind: str) -> Counter[str]:
     return _score(gen, 24)
 
 
-@pytest.mark.parametrize("kind", ["cocked", "logo"])
-def test_unreadable_dice_mostly_not_given_a_number(kind: str) -> None:
-    """A cocked die or a logo face: mostly null or not reported; rarely a number."""
-    c = _unreadable(kind)
-    numbers = c["wrong"]  # any number is wrong for an unreadable die
-    assert numbers <= 6, c  # measured: cocked 2 of 24, logo 4 of 24
+def test_logo_faces_never_given_a_number() -> None:
+    """A die whose face is a logo (star, ring, printed digit) is null or not reported."""
+    c = _unreadable("logo")
+    assert c["wrong"] == 0, c  # any number is wrong here; measured 13 null, 11 missed
+    assert c["null"] >= 8, c
 
 
-@pytest.mark.xfail(reason="known gap: some cocked/logo dice still get a number (docs/dice.md)",
+def test_cocked_dice_rarely_given_a_number() -> None:
+    """A die resting on an edge: null or not reported, at most rarely a number."""
+    c = _unreadable("cocked")
+    assert c["wrong"] <= 2, c  # measured 1 of 24 (5 null, 18 not reported)
+
+
+@pytest.mark.xfail(reason="known gap: a cocked die can still get a number (docs/dice.md)",
                    strict=False)
-@pytest.mark.parametrize("kind", ["cocked", "logo"])
-def test_unreadable_dice_never_given_a_number(kind: str) -> None:
-    c = _unreadable(kind)
+def test_cocked_dice_never_given_a_number() -> None:
+    c = _unreadable("cocked")
     assert c["wrong"] == 0, c
