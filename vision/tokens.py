@@ -15,7 +15,10 @@ is located (``vision.board``):
    orientations (a square's edges), its centre from the dark square's
    profiles, and its 4x4 inner cells are compared (soft, correlation) with the
    20 token codes in their 4 rotations only. A read needs a dark border, a
-   clear best code and a clear margin over the next best.
+   clear best code and a clear margin over the next best. With the list of
+   the tokens in the game, a read without that margin is named among the ids
+   still open (in the game, not read clearly elsewhere) when it is clear
+   among those (``_settle``).
 3. *Mapping*: the token's centre in board mm goes to the space whose polygon
    holds it. Within ``margin_mm`` of a polygon edge where another space lies
    just across, it is "unclear" rather than a guess. A board without polygons
@@ -53,6 +56,7 @@ RIM_MM = 2.0  # the coloured rim round a sticker (printed, or the rider's top)
 MIN_RING, MIN_DARK, MIN_CELLS = 0.12, 0.25, 0.08
 MIN_SCORE = 0.85  # correlation of the inner cells with the best code
 MIN_MARGIN = 0.1  # over the best code of another id
+WEAK_BELOW = 0.05  # a weak read's open id may score this much below its best id
 BLURS_MM = (0.0, 0.3, 0.5, 0.7, 0.9, 1.1, 1.3)
 
 
@@ -189,9 +193,10 @@ def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float
     cells_c = spread / (inner + 10.0)  # the marker's black and white cells
     score = ring_c + dark_c
     score[(ring_c < MIN_RING) | (dark_c < MIN_DARK) | (cells_c < MIN_CELLS)] = 0
-    # Ignore the corner markers and their quiet zones.
+    # Ignore the corner markers and the margin round them where a token's centre
+    # cannot be (less than a sticker's radius from the marker).
     for m in board.markers.values():
-        q = 0.4 * m.side_mm
+        q = min(0.4 * m.side_mm, 0.4 * sticker_mm)
         x0, y0 = int((m.x_mm - q + extra_mm) * s), int((m.y_mm - q + extra_mm) * s)
         x1 = int((m.x_mm + m.side_mm + q + extra_mm) * s) + 1
         y1 = int((m.y_mm + m.side_mm + q + extra_mm) * s) + 1
@@ -262,6 +267,33 @@ def _square_centre(prof: np.ndarray, side_px: float, reach: float) -> float:
 def read_token(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
                side_mm: float) -> tuple[int, tuple[float, float], float] | None:
     """Read the token near a board point: (id, centre mm, score) or None."""
+    got = _read_scores(gray, pose, at_mm, side_mm)
+    if got is None:
+        return None
+    per_id, c_mm = got
+    tid, score, second = _decide(per_id, np.ones(len(TOKEN_IDS), bool))
+    _LAST["score"], _LAST["second"] = score, second
+    if score < MIN_SCORE or score - second < MIN_MARGIN:
+        return None
+    return tid, c_mm, score
+
+
+_ID_INDEX = {t: k for k, t in enumerate(TOKEN_IDS)}
+
+
+def _decide(per_id: np.ndarray, allowed: np.ndarray) -> tuple[int, float, float]:
+    """The best allowed id, its score and the best score of another allowed id."""
+    s = np.where(allowed, per_id, -np.inf)
+    order = np.argsort(-s)
+    second = float(s[order[1]]) if len(s) > 1 and np.isfinite(s[order[1]]) else -1.0
+    return TOKEN_IDS[int(order[0])], float(s[order[0]]), second
+
+
+def _read_scores(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
+                 side_mm: float) -> tuple[np.ndarray, tuple[float, float]] | None:
+    """The correlation of the token near a board point with every token id (``TOKEN_IDS``
+    order, best over rotations and blurs, at the clearest of the tried poses) and its
+    centre in mm; None when no marker-like square is there."""
     half = side_mm * STICKER_RATE / 2 + 2.0
     side_px = side_mm * PATCH_PPM
     at = at_mm
@@ -292,7 +324,8 @@ def read_token(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
     scale = pose.px_per_mm(at)
     ok = (blurs >= 0.25 / scale - 0.2) & (blurs <= 2.0 / scale + 0.2)
     bank, ids = bank[ok], ids[ok]
-    best_read: tuple[float, float, int, float, float] | None = None
+    best_read: tuple[float, np.ndarray, float, float] | None = None
+    rows = np.array([_ID_INDEX[int(t)] for t in ids])
     # Read at the estimated pose; when that is not clear, try small corrections of the
     # angle and centre and keep the clearest read.
     tries = [(0.0, 0.0, 0.0)] + [(dt, ddx, ddy) for dt in (-0.05, 0.0, 0.05)
@@ -320,18 +353,17 @@ def read_token(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
         scores = bank @ (v / norm)  # correlation with every code under every blur
         b = int(np.argmax(scores))
         if best_read is None or scores[b] > best_read[0]:
-            second = float(scores[ids != ids[b]].max())
-            best_read = (float(scores[b]), second, int(ids[b]), cx + ddx * cell, cy + ddy * cell)
+            per_id = np.full(len(TOKEN_IDS), -1.0)
+            np.maximum.at(per_id, rows, scores)
+            best_read = (float(scores[b]), per_id, cx + ddx * cell, cy + ddy * cell)
+            second = float(np.sort(per_id)[-2])
             if best_read[0] > 0.95 and best_read[0] - second > 0.2:
                 break  # clear enough
     if best_read is None:
         return None
-    score, second, tid, fx, fy = best_read
-    _LAST["score"], _LAST["second"] = score, second
-    if score < MIN_SCORE or score - second < MIN_MARGIN:
-        return None
+    _, per_id, fx, fy = best_read
     c_mm = P @ np.array([fx, fy, 1.0])
-    return tid, (float(c_mm[0] / c_mm[2]), float(c_mm[1] / c_mm[2])), score
+    return per_id, (float(c_mm[0] / c_mm[2]), float(c_mm[1] / c_mm[2]))
 
 
 _LAST: dict[str, float] = {}  # the last read's scores (for calibration)
@@ -407,6 +439,40 @@ def _bank(side_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(rows), np.array(ids), np.array(blurs)
 
 
+def _settle(weak: list[tuple[np.ndarray, tuple[float, float]]],
+            found: dict[int, list[tuple[tuple[float, float], float]]], expected: list[int],
+            side_mm: float) -> list[tuple[int, tuple[float, float], float]]:
+    """Name the reads that were not clear among all token ids, among the ids still open.
+
+    The session knows which tokens are on the table (``expected``) and each id is on one
+    token only: an id read clearly elsewhere, or not in the game, is out. A weak read is
+    named when its best open id scores ``MIN_SCORE`` and beats every other open id by
+    ``MIN_MARGIN`` (the same margin a clear read needs over all ids), and is not far below
+    the best of all ids. Clearest first; an id named is then out for the others.
+    """
+    open_ids = np.array([t in expected and t not in found for t in TOKEN_IDS])
+    seen: list[tuple[float, float]] = [c for v in found.values() for c, _ in v]
+    ranked = []
+    for per_id, c in weak:
+        if any(math.dist(c, o) < 0.8 * side_mm for o in seen):
+            continue  # the same token as a clear read
+        tid, score, second = _decide(per_id, open_ids)
+        ranked.append((score - second, per_id, c))
+    ranked.sort(key=lambda r: -r[0])
+    out: list[tuple[int, tuple[float, float], float]] = []
+    for _, per_id, c in ranked:
+        if any(math.dist(c, o) < 0.8 * side_mm for o in seen):
+            continue
+        seen.append(c)
+        tid, score, second = _decide(per_id, open_ids)
+        if (score < MIN_SCORE or score - second < MIN_MARGIN
+                or score < float(per_id.max()) - WEAK_BELOW):
+            continue
+        open_ids[_ID_INDEX[tid]] = False
+        out.append((tid, c, score))
+    return out
+
+
 def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
                 expected: list[int] | None = None, side_mm: float = 10.0,
                 margin_mm: float = MARGIN_MM, gray: np.ndarray | None = None,
@@ -429,14 +495,22 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
     index = track_index(board)
     cam = camera_centre(pose, (g.shape[1], g.shape[0])) if height_mm > 0 else None
     found: dict[int, list[tuple[tuple[float, float], float]]] = {}
+    weak: list[tuple[np.ndarray, tuple[float, float]]] = []  # reads not clear on their own
     for cand in _candidates(g, pose, board, extra_mm, side_mm * STICKER_RATE):
         if any(math.dist(cand, c) < 0.8 * side_mm for v in found.values() for c, _ in v):
             continue  # already read from a nearby candidate
-        got = read_token(g, pose, cand, side_mm)
+        got = _read_scores(g, pose, cand, side_mm)
         if got is None:
             continue
-        tid, c, score = got
-        found.setdefault(tid, []).append((c, score))
+        per_id, c = got
+        tid, score, second = _decide(per_id, np.ones(len(TOKEN_IDS), bool))
+        if score >= MIN_SCORE and score - second >= MIN_MARGIN:
+            found.setdefault(tid, []).append((c, score))
+        elif score >= MIN_SCORE:
+            weak.append((per_id, c))
+    if expected is not None:
+        for tid, c, score in _settle(weak, found, expected, side_mm):
+            found.setdefault(tid, []).append((c, score))
     for tid, seen in sorted(found.items()):
         if expected is not None and tid not in expected:
             out.unexpected.append(tid)  # not in this game: a misread is likelier than a ghost

@@ -173,3 +173,41 @@ def test_camera_centre_from_the_board() -> None:
         if tilt > 0:  # seen straight down the focal length is assumed, not measured
             assert abs(got[0] - C[0]) < 15 and abs(got[1] - C[1]) < 15
             assert abs(got[2] - abs(C[2])) < 0.03 * abs(C[2])
+
+
+def _scores(**by_id: float) -> np.ndarray:
+    """Per-id correlations in TOKEN_IDS order (0.3 for the ids not given)."""
+    from vision.markers import TOKEN_IDS
+    return np.array([by_id.get(f"t{t}", 0.3) for t in TOKEN_IDS])
+
+
+def test_weak_reads_are_named_among_the_open_ids_only() -> None:
+    from vision.tokens import _settle
+    found = {21: [((100.0, 100.0), 0.99)]}
+    expected = [21, 22, 31]
+    # Best overall is 21 (read clearly elsewhere), then 22 close behind: among the
+    # open ids (22, 31) 22 is clear.
+    weak = [(_scores(t21=0.97, t22=0.95, t31=0.80), (300.0, 100.0))]
+    assert _settle(weak, found, expected, 10.0) == [(22, (300.0, 100.0), 0.95)]
+    # Two open ids about as good: not named.
+    weak = [(_scores(t21=0.97, t22=0.95, t31=0.90), (300.0, 100.0))]
+    assert _settle(weak, found, expected, 10.0) == []
+    # The open id far below the best id: not named.
+    weak = [(_scores(t21=0.99, t22=0.90, t31=0.60), (300.0, 100.0))]
+    assert _settle(weak, found, expected, 10.0) == []
+    # An id not in the game does not count, an open id below MIN_SCORE is not named.
+    weak = [(_scores(t23=0.97, t22=0.80), (300.0, 100.0))]
+    assert _settle(weak, found, expected, 10.0) == []
+    # Next to the clear read of 21: the same token, dropped.
+    weak = [(_scores(t21=0.97, t22=0.95, t31=0.80), (104.0, 100.0))]
+    assert _settle(weak, found, expected, 10.0) == []
+
+
+def test_weak_reads_take_each_open_id_once_clearest_first() -> None:
+    from vision.tokens import _settle
+    expected = [21, 22, 31]
+    a = (_scores(t22=0.96, t21=0.93, t31=0.70), (300.0, 100.0))  # margin 0.03 among all
+    b = (_scores(t22=0.95, t21=0.60, t31=0.60), (500.0, 100.0))  # clearer among the open
+    got = _settle([a, b], {}, expected, 10.0)
+    # b takes 22; a is then between 21 and 31 with 21 clear and 0.03 below its best.
+    assert got == [(22, (500.0, 100.0), 0.95), (21, (300.0, 100.0), 0.93)]
