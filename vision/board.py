@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from companion.boards import Board
-from vision.markers import Detection, detect, refine, to_gray
+from vision.markers import Detection, detect, dictionary, refine, to_gray
 
 MAX_ERROR_MM = 3.0  # RMS reprojection error above which the markers do not fit the board file
 RANSAC_MM = 2.5
+CORNER_SIGMA_PX = 0.35  # scatter of refined marker corners on good frames (synthetic: 0.3-0.6)
+MAX_SUBPIX_SHIFT_PX = 1.5  # cornerSubPix moving a contour corner farther is not trusted
 DEFAULT_FOCAL_RATE = 0.8  # focal length in frame widths when it cannot be measured
 
 
@@ -39,6 +42,9 @@ class BoardPose:
     error_mm: float = float("nan")  # RMS reprojection error of the inliers, board mm
     error_px: float = float("nan")  # the same, image px
     detections: list[Detection] = field(default_factory=list)  # every marker seen
+    # Covariance of the fit's board mm -> image px homography (its first 8 entries,
+    # the last one being 1), from the corners' scatter: how far the fit may be off.
+    cov: np.ndarray | None = None
 
     @property
     def H_inv(self) -> np.ndarray:
@@ -61,11 +67,76 @@ class BoardPose:
                                      self.H_inv)
         return p.reshape(-1, 2)
 
+    def fit_sigma_mm(self, pts_mm: np.ndarray) -> np.ndarray:
+        """How far the fit may put points of the board off (N,): one sigma, in mm.
+
+        The corners' scatter about the fit, carried through the homography's
+        covariance to each point (the larger axis of its error ellipse). Small
+        (0.1-0.3 mm) with the four corner markers seen; with one hidden, the
+        fit extrapolates to where it should be and this grows there (a few mm).
+        """
+        pts = np.asarray(pts_mm, np.float64).reshape(-1, 2)
+        if self.cov is None or self.H is None:
+            return np.full(len(pts), np.inf if not self.found else 0.0)
+        G = self.H_inv
+        x, y = pts[:, 0], pts[:, 1]
+        w = G[2, 0] * x + G[2, 1] * y + 1.0
+        u = (G[0, 0] * x + G[0, 1] * y + G[0, 2]) / w
+        v = (G[1, 0] * x + G[1, 1] * y + G[1, 2]) / w
+        J = _jacobian(x, y, u, v, w)  # (N, 2, 8): d(u, v)/d(params)
+        # d(u, v)/d(x, y): a small error in image px is this much error in board mm.
+        A = np.empty((len(pts), 2, 2))
+        A[:, 0, 0] = (G[0, 0] - u * G[2, 0]) / w
+        A[:, 0, 1] = (G[0, 1] - u * G[2, 1]) / w
+        A[:, 1, 0] = (G[1, 0] - v * G[2, 0]) / w
+        A[:, 1, 1] = (G[1, 1] - v * G[2, 1]) / w
+        M = np.linalg.solve(A, J)  # (N, 2, 8)
+        C = M @ self.cov @ M.transpose(0, 2, 1)  # (N, 2, 2)
+        tr, det = C[:, 0, 0] + C[:, 1, 1], C[:, 0, 0] * C[:, 1, 1] - C[:, 0, 1] ** 2
+        big = tr / 2 + np.sqrt(np.maximum(tr * tr / 4 - det, 0.0))
+        return np.sqrt(np.maximum(big, 0.0))
+
     def px_per_mm(self, at_mm: tuple[float, float]) -> float:
         """Local scale of the view (image px per board mm) at a point of the board."""
         x, y = at_mm
         p = self.to_px(np.array([[x, y], [x + 1, y], [x, y + 1]], float))
         return float(max(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[0])))
+
+
+def _jacobian(x: np.ndarray, y: np.ndarray, u: np.ndarray, v: np.ndarray,
+              w: np.ndarray) -> np.ndarray:
+    """d(u, v)/d(g0..g7) of the homography (g, 1) board mm -> image px at (x, y): (N, 2, 8)."""
+    J = np.zeros((len(x), 2, 8))
+    J[:, 0, 0], J[:, 0, 1], J[:, 0, 2] = x / w, y / w, 1 / w
+    J[:, 1, 3], J[:, 1, 4], J[:, 1, 5] = x / w, y / w, 1 / w
+    J[:, 0, 6], J[:, 0, 7] = -u * x / w, -u * y / w
+    J[:, 1, 6], J[:, 1, 7] = -v * x / w, -v * y / w
+    return J
+
+
+def _fit_cov(H: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    """Covariance of the fit's mm -> px homography from its inlier corners (px, mm).
+
+    The corners' error is taken as their residual's scatter (degrees of freedom
+    counted), and never below ``CORNER_SIGMA_PX``, what refined corners
+    achieve on good frames.
+    """
+    G = np.linalg.inv(H)
+    G = G / G[2, 2]
+    x, y = dst[:, 0], dst[:, 1]
+    w = G[2, 0] * x + G[2, 1] * y + 1.0
+    u = (G[0, 0] * x + G[0, 1] * y + G[0, 2]) / w
+    v = (G[1, 0] * x + G[1, 1] * y + G[1, 2]) / w
+    J = _jacobian(x, y, u, v, w).reshape(-1, 8)
+    dof = 2 * len(src) - 8
+    if dof <= 0:
+        return None
+    r2 = float(np.sum((u - src[:, 0]) ** 2 + (v - src[:, 1]) ** 2))
+    sigma2 = max(CORNER_SIGMA_PX ** 2, r2 / dof)
+    try:
+        return sigma2 * np.linalg.inv(J.T @ J)
+    except np.linalg.LinAlgError:
+        return None
 
 
 def _passes(gray: np.ndarray, wanted: set[int]) -> Iterator[tuple[list[Detection], list[Detection]]]:
@@ -100,8 +171,66 @@ def _passes(gray: np.ndarray, wanted: set[int]) -> Iterator[tuple[list[Detection
         n = len({d.id for d in seen if d.id in wanted})
         if n >= len(wanted) or n > best_n:
             best_n = max(best_n, n)
-            yield refine(gray, _best_per_id([d for d in seen if d.id in wanted])), seen
+            yield _refine_full(gray, _best_per_id([d for d in seen if d.id in wanted])), seen
     yield [], last  # nothing (more) to fit: the caller reports what was seen
+
+
+@lru_cache(maxsize=1)
+def _crop_detector() -> cv2.aruco.ArucoDetector:
+    """ArUco for one marker filling a small crop of the full frame, corners on its contour."""
+    p = cv2.aruco.DetectorParameters()
+    p.adaptiveThreshWinSizeMin = 13
+    p.adaptiveThreshWinSizeMax = 33
+    p.adaptiveThreshWinSizeStep = 10
+    p.minMarkerPerimeterRate = 0.1
+    p.polygonalApproxAccuracyRate = 0.05
+    p.errorCorrectionRate = 0.5
+    p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_CONTOUR
+    return cv2.aruco.ArucoDetector(dictionary(), p)
+
+
+def _in_crop(gray: np.ndarray, marker_id: int, box: tuple[float, float, float, float]
+             ) -> Detection | None:
+    """The marker ``marker_id`` found in a crop (x0, y0, x1, y1) of the full frame, or None.
+
+    Corners on the fitted contour, then ``cornerSubPix``; cornerSubPix can be
+    drawn to another corner nearby (the board's edge, a shadow), so a corner it
+    moves farther than ``MAX_SUBPIX_SHIFT_PX`` keeps the contour's.
+    """
+    h, w = gray.shape
+    x0, y0 = int(max(0, box[0])), int(max(0, box[1]))
+    x1, y1 = int(min(w, box[2] + 1)), int(min(h, box[3] + 1))
+    if x1 - x0 < 12 or y1 - y0 < 12:
+        return None
+    cs, ids, _ = _crop_detector().detectMarkers(gray[y0:y1, x0:x1])
+    if ids is None:
+        return None
+    for cc, i in zip(cs, ids.ravel(), strict=True):
+        if int(i) == marker_id:
+            found = Detection(marker_id, (cc.reshape(4, 2) + (x0, y0)).astype(np.float32))
+            sub = refine(gray, [found])[0].corners
+            moved = np.linalg.norm(sub - found.corners, axis=1) > MAX_SUBPIX_SHIFT_PX
+            return Detection(marker_id, np.where(moved[:, None], found.corners, sub))
+    return None
+
+
+def _refine_full(gray: np.ndarray, detections: list[Detection]) -> list[Detection]:
+    """The corners of markers found in a reduced frame, found again in the full frame.
+
+    A corner found at quarter size can be 4-10 px off at full size, too far for
+    ``cornerSubPix`` alone to pull it in (it then settles on a wrong point and
+    the board fit follows it: a board 20-40 mm off at the far side). So each
+    marker is detected again in a crop of the full frame around it
+    (``_in_crop``); a marker not found again keeps the plain refinement.
+    """
+    out = []
+    for d in detections:
+        c = d.corners
+        m = max(10.0, 0.4 * d.side_px)
+        box = (c[:, 0].min() - m, c[:, 1].min() - m, c[:, 0].max() + m, c[:, 1].max() + m)
+        again = _in_crop(gray, d.id, box)
+        out += [again] if again is not None else refine(gray, [d])
+    return out
 
 
 def _best_per_id(dets: list[Detection]) -> list[Detection]:
@@ -125,21 +254,58 @@ def locate_board(image: np.ndarray, board: Board, *, max_error_mm: float = MAX_E
     if float(g[::8, ::8].std()) < 1.0:
         return BoardPose(False, "blank frame (no contrast): is the camera covered?")
     wanted = set(board.markers)
+    best: BoardPose | None = None
     fallback: BoardPose | None = None
+    seen: list[Detection] = []
     for corners, seen in _passes(g, wanted):
         if not corners:
             break
         pose = _fit(board, corners, seen, max_error_mm)
+        if pose.found and len(pose.markers_seen) < len(wanted):
+            # A fit on fewer markers is weak where the missing one should be: look
+            # for it at full size where this fit puts it, then (if it is still
+            # missing and the fit rests on two markers only) in the next passes.
+            more = _look_where_missing(g, board, pose, wanted)
+            if more:
+                again = _fit(board, corners + more, seen, max_error_mm)
+                if again.found:
+                    pose = again
+            if len(pose.markers_seen) >= len(wanted) - 1:
+                return pose
         if pose.found:
-            return pose
-        if fallback is None or len(pose.markers_seen) > len(fallback.markers_seen):
+            if len(pose.markers_seen) == len(wanted):
+                return pose
+            if best is None or len(pose.markers_seen) > len(best.markers_seen):
+                best = pose
+        elif fallback is None or len(pose.markers_seen) > len(fallback.markers_seen):
             fallback = pose
+    if best is not None:
+        return best
     if fallback is not None:
         return fallback
     ids = sorted({d.id for d in seen if d.id in wanted})
     what = "no corner marker" if not ids else f"only corner marker {ids[0]}"
     return BoardPose(False, f"board not found: {what} seen (need at least 2 of "
                      f"{sorted(wanted)})", markers_seen=ids, detections=seen)
+
+
+def _look_where_missing(gray: np.ndarray, board: Board, pose: BoardPose,
+                        wanted: set[int]) -> list[Detection]:
+    """The corner markers a fit lacks, searched at full size where the fit puts them."""
+    out = []
+    for mid in sorted(wanted - set(pose.markers_seen)):
+        px = pose.to_px(np.asarray(board.markers[mid].corners_mm(), float))
+        if not np.all(np.isfinite(px)):
+            continue
+        side = float(np.linalg.norm(px - np.roll(px, 1, axis=0), axis=1).mean())
+        m = max(20.0, 0.8 * side)
+        box = (px[:, 0].min() - m, px[:, 1].min() - m, px[:, 0].max() + m, px[:, 1].max() + m)
+        if box[2] - box[0] > 0.5 * gray.shape[1] or box[3] - box[1] > 0.5 * gray.shape[0]:
+            continue  # the fit is too loose to say where: the full-size pass will look
+        d = _in_crop(gray, mid, box)
+        if d is not None:
+            out.append(d)
+    return out
 
 
 def _fit(board: Board, corners: list[Detection], seen: list[Detection],
@@ -161,13 +327,13 @@ def _fit(board: Board, corners: list[Detection], seen: list[Detection],
     err_px = np.linalg.norm(back - src, axis=1)
     rms_mm = float(np.sqrt(np.mean(err[inl] ** 2))) if inl.any() else float("inf")
     rms_px = float(np.sqrt(np.mean(err_px[inl] ** 2))) if inl.any() else float("inf")
-    pose = BoardPose(True, "", H / H[2, 2], ids, int(inl.sum()), len(src), rms_mm, rms_px, seen)
+    pose = BoardPose(True, "", H / H[2, 2], ids, int(inl.sum()), len(src), rms_mm, rms_px, seen,
+                     _fit_cov(H, src[inl], dst[inl]))
     if inl.sum() < max(8, 0.7 * len(src)) or rms_mm > max_error_mm:
         pose.found = False
         pose.reason = (f"the corner markers {ids} do not fit board {board.name!r} "
                        f"(error {rms_mm:.1f} mm, {int(inl.sum())}/{len(src)} corners agree): "
                        "wrong board file?")
-    return pose
     return pose
 
 

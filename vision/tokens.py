@@ -47,6 +47,9 @@ from vision.markers import (
 from vision.render import space_polygon
 
 MARGIN_MM = 2.5  # a centre this close to a border between two spaces is unclear
+# ... plus this many times the board fit's uncertainty there (``BoardPose.fit_sigma_mm``)
+# beyond what a fit on all four corner markers has.
+FIT_SIGMAS, FIT_SIGMA_OK = 4.0, 0.3
 RECT_PPM = 1.0  # px/mm of the top-down view used to find candidates
 PATCH_PPM = 5.0  # px/mm of the patch a token is read from
 MAX_CANDIDATES = 48
@@ -528,7 +531,11 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
             out.sightings.append(Sighting(tid, c, (float(px[0]), float(px[1])), score,
                                           "unclear"))
             continue
-        status, space, cands = index.locate(c, margin_mm)
+        # Where the board fit is weak (a corner marker hidden, the fit extrapolating
+        # toward it), a point may be off by several mm: widen the doubt there.
+        sigma = float(pose.fit_sigma_mm(np.array([c]))[0])
+        m = margin_mm + FIT_SIGMAS * max(0.0, sigma - FIT_SIGMA_OK)
+        status, space, cands = index.locate(c, m)
         out.sightings.append(Sighting(tid, c, (float(px[0]), float(px[1])), score, status,
                                       space, cands))
         if status == "placed" and space is not None:

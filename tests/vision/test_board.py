@@ -119,3 +119,66 @@ def test_pose_helpers_round_trip() -> None:
     pts = np.array([[60.0, 70.0], [300.0, 150.0]])
     assert np.allclose(pose.to_mm(pose.to_px(pts)), pts, atol=1e-6)
     assert 1.0 < pose.px_per_mm((200.0, 100.0)) < 4.0
+
+
+def _bench_scene(seed: int, i: int, **kw: object):  # type: ignore[no-untyped-def]
+    """Scene i of ``companion bench vision --seed SEED`` (the standard board, 2028x1520)."""
+    from vision.render import render_board
+    from vision.synth import demo_board, random_riders
+
+    board = demo_board()
+    rng = np.random.default_rng([seed, i])
+    riders = random_riders(board, rng, 16)
+    return board, riders, table_scene(board, riders, rng=rng, token_side_mm=10.0,
+                                      board_image=render_board(board, 2.5),
+                                      board_px_per_mm=2.5, **kw)  # type: ignore[arg-type]
+
+
+def _space_errors(board, scene, pose) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """The fit's true error at every space centre (mm), and the error it owns up to there."""
+    pts = np.array([s.center_mm for s in board.spaces.values()], float)
+    H = scene.board_to_image
+    px = (H @ np.c_[pts, np.ones(len(pts))].T).T
+    est = pose.to_mm(px[:, :2] / px[:, 2:])
+    return np.linalg.norm(est - pts, axis=1), pose.fit_sigma_mm(est)
+
+
+def test_corner_marker_missed_at_quarter_size() -> None:
+    # Bench run --seed 1000, scene 36 (34 degrees): marker 0 is not found in the
+    # quarter-size frame and the corners found there were up to 7 px off; the fit
+    # on markers 1-3 was taken as it was, 20-40 mm off at the board's left edge,
+    # and put two riders on a wrong space.
+    board, _, scene = _bench_scene(1000, 36)
+    pose = locate_board(scene.image, board)
+    assert pose.found and pose.markers_seen == [0, 1, 2, 3]
+    err, sigma = _space_errors(board, scene, pose)
+    assert err.max() < 1.0
+    assert sigma.max() < 0.5
+
+
+@pytest.mark.parametrize("seed,corner", [(0, 1), (0, 2), (4, 1), (5, 3)])
+def test_hidden_corner_at_high_tilt_owns_up_to_its_error(seed: int, corner: int) -> None:
+    # A hand over one corner marker at 34 degrees: the three others are all used
+    # (before, one of them was often missed at quarter size and the board fitted
+    # on two), and where the fit extrapolates toward the hidden corner it says how
+    # far off it may be, so the tokens there get a wider margin (unclear, not wrong).
+    from vision.synth import demo_board, random_riders
+    from vision.tokens import FIT_SIGMA_OK, FIT_SIGMAS, MARGIN_MM
+
+    board = demo_board()
+    rng = np.random.default_rng(seed)
+    riders = random_riders(board, rng, 16)
+    scene = table_scene(board, riders, rng=rng, hide_corners=(corner,), tilt_deg=34.0,
+                        blur_sigma=1.0)
+    pose = locate_board(scene.image, board)
+    assert pose.found and corner not in pose.markers_seen
+    err, sigma = _space_errors(board, scene, pose)
+    margin = MARGIN_MM + FIT_SIGMAS * np.maximum(0.0, sigma - FIT_SIGMA_OK)
+    if len(pose.markers_seen) == 3:
+        assert err.max() < 7.0
+    assert np.all(err < margin - 0.5)  # room left for the token's own error
+    # The doubt is where the missing marker is.
+    m = board.markers[corner]
+    near = np.array([s.center_mm for s in board.spaces.values()], float)
+    d = np.linalg.norm(near - (m.x_mm, m.y_mm), axis=1)
+    assert sigma[d < 300].mean() > sigma[d > 700].mean()
