@@ -57,6 +57,10 @@ RIM_MM = 2.0  # the coloured rim round a sticker (printed, or the rider's top)
 # A candidate's contrasts (relative to the sticker's white): sticker against the
 # base around it, marker against the sticker, spread of the marker's cells.
 MIN_RING, MIN_DARK, MIN_CELLS = 0.12, 0.25, 0.08
+# The 12 points of the white ring round the marker: all but two must be at least this
+# far from the marker's black toward the sticker's white (else the token is partly
+# covered, and what is seen of its code can pass for another id's).
+MIN_RING_WHITE = 0.45
 MIN_SCORE = 0.85  # correlation of the inner cells with the best code
 MIN_MARGIN = 0.1  # over the best code of another id
 WEAK_BELOW = 0.05  # a weak read's open id may score this much below its best id
@@ -349,6 +353,9 @@ def _read_scores(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
         if dark_border < 0.8 * len(border):
             _LAST["border"] = dark_border
             continue  # no dark border all round: not a marker
+        if (ring[2] - black) / (white - black) < MIN_RING_WHITE:
+            _LAST["ring"] = float((ring[2] - black) / (white - black))
+            continue  # the sticker is not white all round: a hand or a rider over it
         v = obs[_INNER] - obs[_INNER].mean()
         norm = float(np.linalg.norm(v))
         if norm < 1e-6:
