@@ -53,10 +53,12 @@ FIT_SIGMAS, FIT_SIGMA_OK = 4.0, 0.3
 RECT_PPM = 1.0  # px/mm of the top-down view used to find candidates
 PATCH_PPM = 5.0  # px/mm of the patch a token is read from
 MAX_CANDIDATES = 48
+MAX_PALE = 12  # candidates with a pale rim read at most (after the others)
 RIM_MM = 2.0  # the coloured rim round a sticker (printed, or the rider's top)
 # A candidate's contrasts (relative to the sticker's white): sticker against the
 # base around it, marker against the sticker, spread of the marker's cells.
 MIN_RING, MIN_DARK, MIN_CELLS = 0.12, 0.25, 0.08
+MIN_RING_PALE, MIN_DARK_PALE = 0.05, 0.30  # a paler rim round a darker marker
 # The 12 points of the white ring round the marker: all but two must be at least this
 # far from the marker's black toward the sticker's white (else the token is partly
 # covered, and what is seen of its code can pass for another id's).
@@ -171,8 +173,9 @@ def track_index(board: Board) -> TrackIndex:
 
 
 def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float,
-                sticker_mm: float) -> list[tuple[float, float]]:
-    """Board-mm spots with a token's local contrast, strongest first."""
+                sticker_mm: float) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """Board-mm spots with a token's local contrast, strongest first: those with a
+    clear rim, and (at most ``MAX_PALE``) those with a pale rim round a darker centre."""
     w_mm, h_mm = board.size_mm
     s = RECT_PPM
     A = np.array([[s, 0, s * extra_mm - 0.5], [0, s, s * extra_mm - 0.5], [0, 0, 1.0]])
@@ -199,7 +202,11 @@ def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float
     dark_c = (inner - centre) / (inner + 10.0)  # a dark marker inside the white
     cells_c = spread / (inner + 10.0)  # the marker's black and white cells
     score = ring_c + dark_c
-    score[(ring_c < MIN_RING) | (dark_c < MIN_DARK) | (cells_c < MIN_CELLS)] = 0
+    # A pale rim (blurred at 1 px/mm, a rider in a light colour) is let in with a
+    # darker centre: the board's own prints seldom have both.
+    pale = ring_c < MIN_RING
+    score[(pale & ((ring_c < MIN_RING_PALE) | (dark_c < MIN_DARK_PALE)))
+          | (dark_c < MIN_DARK) | (cells_c < MIN_CELLS)] = 0
     # Ignore the corner markers and the margin round them where a token's centre
     # cannot be (less than a sticker's radius from the marker).
     for m in board.markers.values():
@@ -211,8 +218,11 @@ def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float
     kd = max(3, int(round(0.7 * sticker_mm * s)) | 1)
     peak = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (kd, kd)))
     ys, xs = np.nonzero((score >= peak) & (score > 0))
-    order = np.argsort(-score[ys, xs])[:MAX_CANDIDATES]
-    return [((xs[i] + 0.5) / s - extra_mm, (ys[i] + 0.5) / s - extra_mm) for i in order]
+    order = np.argsort(-score[ys, xs])
+    strong = [i for i in order if not pale[ys[i], xs[i]]][:MAX_CANDIDATES]
+    weak = [i for i in order if pale[ys[i], xs[i]]][:MAX_PALE]
+    return ([((xs[i] + 0.5) / s - extra_mm, (ys[i] + 0.5) / s - extra_mm) for i in strong],
+            [((xs[i] + 0.5) / s - extra_mm, (ys[i] + 0.5) / s - extra_mm) for i in weak])
 
 
 def _patch(gray: np.ndarray, pose: BoardPose, center_mm: tuple[float, float], half_mm: float,
@@ -506,7 +516,10 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
     cam = camera_centre(pose, (g.shape[1], g.shape[0])) if height_mm > 0 else None
     found: dict[int, list[tuple[tuple[float, float], float]]] = {}
     weak: list[tuple[np.ndarray, tuple[float, float]]] = []  # reads not clear on their own
-    for cand in _candidates(g, pose, board, extra_mm, side_mm * STICKER_RATE):
+    strong, pale = _candidates(g, pose, board, extra_mm, side_mm * STICKER_RATE)
+    for n, cand in enumerate(strong + pale):
+        if n == len(strong) and expected is not None and all(t in found for t in expected):
+            break  # every token in the game read clearly: the pale spots are not needed
         if any(math.dist(cand, c) < 0.8 * side_mm for v in found.values() for c, _ in v):
             continue  # already read from a nearby candidate
         got = _read_scores(g, pose, cand, side_mm)
