@@ -58,7 +58,10 @@ RIM_MM = 2.0  # the coloured rim round a sticker (printed, or the rider's top)
 # A candidate's contrasts (relative to the sticker's white): sticker against the
 # base around it, marker against the sticker, spread of the marker's cells.
 MIN_RING, MIN_DARK, MIN_CELLS = 0.12, 0.25, 0.08
-MIN_RING_PALE, MIN_DARK_PALE = 0.05, 0.30  # a paler rim round a darker marker
+# Pale candidates, read last: a paler rim round a darker marker, or any rim and marker
+# at least PALE[0] and PALE[1] whose sum reaches PALE[2]; cells at least PALE[3].
+MIN_RING_PALE, MIN_DARK_PALE = 0.05, 0.30
+PALE = (0.04, 0.20, 0.45, 0.06)
 # The 12 points of the white ring round the marker: all but two must be at least this
 # far from the marker's black toward the sticker's white (else the token is partly
 # covered, and what is seen of its code can pass for another id's).
@@ -206,11 +209,14 @@ def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float
     dark_c = (inner - centre) / (inner + 10.0)  # a dark marker inside the white
     cells_c = spread / (inner + 10.0)  # the marker's black and white cells
     score = ring_c + dark_c
-    # A pale rim (blurred at 1 px/mm, a rider in a light colour) is let in with a
-    # darker centre: the board's own prints seldom have both.
-    pale = ring_c < MIN_RING
-    score[(pale & ((ring_c < MIN_RING_PALE) | (dark_c < MIN_DARK_PALE)))
-          | (dark_c < MIN_DARK) | (cells_c < MIN_CELLS)] = 0
+    # A pale rim (blurred at 1 px/mm) is let in with a darker marker, or a paler
+    # marker with a clear rim, as long as both together are strong: the board's
+    # own prints seldom are (``PALE``: rim, marker, rim + marker, cells).
+    pale = (ring_c < MIN_RING) | (dark_c < MIN_DARK) | (cells_c < MIN_CELLS)
+    pr, pd, ps, pc = PALE
+    pale_ok = (((ring_c >= MIN_RING_PALE) & (dark_c >= MIN_DARK_PALE))
+               | ((score >= ps) & (ring_c >= pr) & (dark_c >= pd))) & (cells_c >= pc)
+    score[pale & ~pale_ok] = 0
     # Ignore the corner markers and the margin round them where a token's centre
     # cannot be (less than a sticker's radius from the marker).
     for m in board.markers.values():
