@@ -4,10 +4,12 @@ The four corner markers (ids 0-3, placed as the board file says) are found in
 the frame, and the homography is fitted with RANSAC on *all* their visible
 corners, so one marker hidden by a hand still leaves 12 points. The result
 says clearly when the board is not found and why, and gives the reprojection
-error. For speed the markers are searched in a quarter-size copy of the frame,
-then a half-size one, then the full frame, stopping as soon as all corner
-markers are seen; their corners are refined (``cornerSubPix``) in the
-full-size frame.
+error and how far the fit may be off at any point (``fit_sigma_mm``). For
+speed the markers are searched in a quarter-size copy of the frame, then a
+half-size one, then the full frame, stopping as soon as all corner markers
+are seen (a marker still missing is first looked for where the fit puts
+it); each marker is found again in a crop of the full-size frame and its
+corners refined there.
 """
 
 from __future__ import annotations

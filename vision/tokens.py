@@ -9,19 +9,22 @@ is located (``vision.board``):
 
 1. *Candidates*: the board is warped top-down at 1 px/mm; a token is a
    high-contrast spot (black cells, white sticker) on otherwise flat spaces,
-   so local maxima of the local contrast are candidates.
+   so local maxima of the local contrast are candidates (those with a pale
+   rim are read last, and only while a token in the game is still unread).
 2. *Reading*: around each candidate a patch of the full-size frame is warped
    top-down at 5 px/mm; the marker's angle comes from the gradient
    orientations (a square's edges), its centre from the dark square's
    profiles, and its 4x4 inner cells are compared (soft, correlation) with the
    20 token codes in their 4 rotations only. A read needs a dark border, a
-   clear best code and a clear margin over the next best. With the list of
-   the tokens in the game, a read without that margin is named among the ids
-   still open (in the game, not read clearly elsewhere) when it is clear
-   among those (``_settle``).
+   white ring all round (a token half covered is not read), a clear best
+   code and a clear margin over the next best. With the list of the tokens
+   in the game, a read without that margin (or below ``CLEAR_SCORE``) is
+   named among the ids still open (in the game, not read clearly elsewhere)
+   when it is clear among those (``_settle``).
 3. *Mapping*: the token's centre in board mm goes to the space whose polygon
    holds it. Within ``margin_mm`` of a polygon edge where another space lies
-   just across, it is "unclear" rather than a guess. A board without polygons
+   just across, it is "unclear" rather than a guess; the margin grows where
+   the board fit is uncertain (``BoardPose.fit_sigma_mm``). A board without polygons
    uses the nearest centre within a tolerance. Off the track: ``unplaced``.
 """
 
