@@ -383,6 +383,8 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
     vis.add_argument("--side-mm", type=float, default=10.0, help="token marker side (mm)")
     vis.add_argument("--height-mm", type=float, default=0.0,
                      help="riders' height: stickers this far above the board (compensated)")
+    vis.add_argument("--hide-corner", action="store_true",
+                     help="a hand over one corner marker in every scene (board fitted on three)")
     vis.add_argument("--json", action="store_true", help="the figures as one JSON object")
     vis.set_defaults(handler=_run_bench_vision)
     dice = bench_sub.add_parser("dice", help="dice reader accuracy and speed on labelled sets")
@@ -432,7 +434,8 @@ def _run_bench_vision(args: argparse.Namespace) -> int:
         raise CliError("--scenes must be at least 1")
     board = _load_board_arg(args.board) if args.board else None
     bench_vision(sys.stdout, scenes=args.scenes, seed=args.seed, board=board,  # type: ignore[arg-type]
-                 side_mm=args.side_mm, height_mm=args.height_mm, as_json=args.json)
+                 side_mm=args.side_mm, height_mm=args.height_mm, as_json=args.json,
+                 hide_corner=args.hide_corner)
     return 0
 
 

@@ -113,7 +113,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
 
     res: dict[str, Any] = {
         "board": board.name, "scenes": scenes, "seed": seed, "riders": total,
-        "token_side_mm": side_mm, "token_height_mm": height_mm,
+        "token_side_mm": side_mm, "token_height_mm": height_mm, "hide_corner": hide_corner,
         "board_found_pct": pct(found, scenes),
         "right_pct": pct(right, total), "wrong_pct": pct(wrong, total),
         "unclear_pct": pct(unclear, total), "missing_pct": pct(missing, total),
@@ -141,7 +141,8 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     cpu = res["cpu_ms_board_tokens_median"]
     out.write(
         f"vision bench: {scenes} synthetic 2028x1520 frames of {board.name!r}, 16 riders each, "
-        f"token markers {side_mm:g} mm at {height_mm:g} mm above the board, seed {seed}\n"
+        f"token markers {side_mm:g} mm at {height_mm:g} mm above the board, seed {seed}"
+        + (", a hand over one corner marker in every scene" if hide_corner else "") + "\n"
         f"  board found {res['board_found_pct']}%\n"
         f"  riders: right {res['right_pct']}%, wrong {res['wrong_pct']}%, "
         f"unclear {res['unclear_pct']}%, missing {res['missing_pct']}%\n"

@@ -136,3 +136,12 @@ def test_bench_vision_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
     assert res["wrong_pct"] == 0.0
     assert res["right_pct"] + res["missing_pct"] + res["unclear_pct"] == pytest.approx(100.0)
     assert res["ms_board_tokens_median"] > 0
+
+
+def test_bench_vision_hidden_corner(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bf = tmp_path / "b.json"
+    bf.write_text(json.dumps(board_to_dict(BOARD)))
+    assert main(["bench", "vision", "--scenes", "2", "--board", str(bf), "--hide-corner"]) == 0
+    text = capsys.readouterr().out
+    assert "a hand over one corner marker in every scene" in text
+    assert "board found 100.0%" in text and "wrong 0.0%" in text
