@@ -10,6 +10,7 @@ This is the only module of ``companion`` that may import ``vision``,
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Sequence
 
@@ -259,6 +260,10 @@ def _add_vision_commands(sub: argparse._SubParsersAction) -> None:
     dice = sub.add_parser("dice", help="read the dice in images (top faces; null = unclear)")
     dice.add_argument("images", nargs="+", metavar="IMAGE")
     dice.add_argument("--json", action="store_true", help="one JSON object per line and image")
+    dice.add_argument("--roi", default=None, metavar="X,Y,W,H",
+                      help="read only this region (pixels), e.g. the dice tray")
+    dice.add_argument("--die-px", type=float, default=None, metavar="PX",
+                      help="the dice's top-face side in pixels, where known (small dice)")
     dice.set_defaults(handler=_run_dice)
     _add_locate_command(sub)
 
@@ -266,8 +271,20 @@ def _add_vision_commands(sub: argparse._SubParsersAction) -> None:
 def _run_dice(args: argparse.Namespace) -> int:
     from vision.dice.run import dice_command
 
+    roi = None
+    if args.roi is not None:
+        try:
+            x, y, w, h = (int(v) for v in args.roi.split(","))
+        except ValueError:
+            raise CliError(f"--roi wants X,Y,W,H in pixels, not {args.roi!r}") from None
+        if w <= 0 or h <= 0:
+            raise CliError(f"--roi {args.roi}: width and height must be > 0")
+        roi = (x, y, w, h)
+    if args.die_px is not None and not (math.isfinite(args.die_px) and args.die_px > 0):
+        raise CliError(f"--die-px must be a positive number of pixels, not {args.die_px:g}")
     try:
-        return dice_command(args.images, sys.stdout, as_json=args.json)
+        return dice_command(args.images, sys.stdout, as_json=args.json, roi=roi,
+                            die_px=args.die_px)
     except FileNotFoundError as exc:
         raise CliError(str(exc)) from exc
 

@@ -7,7 +7,9 @@ the share of riders read on the right space, on a wrong space, unclear and
 missing, board found, and the median time per frame on one core
 (``cv2.setNumThreads(1)``; wall clock, and the thread's CPU time, which other
 jobs on a busy machine do not inflate) for board + tokens, and board + tokens + dice when
-the dice reader (``vision.dice``) is there.
+the dice reader (``vision.dice``) is there. The dice are read as the table does it
+(``vision.table_dice``): in the board's dice area through the board pose, where the
+board has one and the synthetic dice lie in it.
 """
 
 from __future__ import annotations
@@ -31,10 +33,10 @@ PI4_FACTOR = (3.0, 4.0)  # a Raspberry Pi 4 core is 3-4x slower than this machin
 
 def _dice_reader() -> Any:
     try:
-        from vision.dice.reader import read_dice
+        from vision.table_dice import read_table_dice
     except Exception:  # noqa: BLE001 - the dice reader is optional here
         return None
-    return read_dice
+    return read_table_dice
 
 
 def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board | None = None,
@@ -53,7 +55,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     board_img = render_board(board, ppm)
     read_dice = _dice_reader()
     right = wrong = unclear = missing = total = found = 0
-    dice_right = dice_wrong = dice_total = 0
+    dice_right = dice_wrong = dice_null = dice_false = dice_total = dice_in_area = 0
     ms_tokens: list[float] = []
     ms_all: list[float] = []
     cpu_tokens: list[float] = []  # CPU time of this thread: what the frame costs one core
@@ -93,20 +95,30 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         if read_dice is not None:
             try:
                 t2 = time.perf_counter()
-                dice = read_dice(sc.image)
+                dice = read_dice(sc.image, board, pose)
                 ms_all.append(ms_tokens[-1] + 1000 * (time.perf_counter() - t2))
             except Exception as exc:  # noqa: BLE001 - report, go on without dice
                 dice_error = f"{type(exc).__name__}: {exc}"
                 read_dice = None
                 continue
+            dice_in_area += bool(sc.params.get("dice_in_area"))
+            matched: set[int] = set()
             for d in sc.dice:
                 dice_total += 1
-                near = sorted((r for r in dice if math.dist(r.center, d.center) < 25),
-                              key=lambda r: math.dist(r.center, d.center))
-                if near and near[0].value == d.value:
+                near = sorted((k for k, r in enumerate(dice)
+                               if k not in matched and math.dist(r.center, d.center) < 25),
+                              key=lambda k: math.dist(dice[k].center, d.center))
+                if not near:
+                    continue
+                matched.add(near[0])
+                got = dice[near[0]].value
+                if got == d.value:
                     dice_right += 1
-                elif near and near[0].value is not None:
+                elif got is None:
+                    dice_null += 1
+                else:
                     dice_wrong += 1
+            dice_false += len(dice) - len(matched)
 
     def pct(n: int, d: int) -> float:
         return round(100.0 * n / d, 2) if d else 0.0
@@ -127,6 +139,10 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         res["ms_with_dice_median"] = round(float(np.median(ms_all)), 1)
         res["dice_right_pct"] = pct(dice_right, dice_total)
         res["dice_wrong_pct"] = pct(dice_wrong, dice_total)
+        res["dice_null_pct"] = pct(dice_null, dice_total)
+        res["dice_missed_pct"] = pct(dice_total - dice_right - dice_wrong - dice_null, dice_total)
+        res["dice_false"] = dice_false
+        res["dice_in_area_pct"] = pct(dice_in_area, scenes)
     elif dice_error:
         res["dice_error"] = dice_error
     else:
@@ -152,9 +168,14 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         f"{cpu} ms CPU, one core; Pi 4 estimate {cpu * lo:.0f}-{cpu * hi:.0f} ms\n")
     if "ms_with_dice_median" in res:
         md = res["ms_with_dice_median"]
+        area = ("in the board's dice area" if board.dice_area_mm is not None
+                else "anywhere (the board has no dice area)")
         out.write(f"  board+tokens+dice: median {md} ms/frame; Pi 4 estimate "
-                  f"{md * lo:.0f}-{md * hi:.0f} ms; dice right {res['dice_right_pct']}%, "
-                  f"wrong {res['dice_wrong_pct']}%\n")
+                  f"{md * lo:.0f}-{md * hi:.0f} ms\n"
+                  f"  dice ({area}; there in {res['dice_in_area_pct']}% of the scenes): "
+                  f"right {res['dice_right_pct']}%, wrong {res['dice_wrong_pct']}%, "
+                  f"unreadable {res['dice_null_pct']}%, missed {res['dice_missed_pct']}%, "
+                  f"{dice_false} false dice\n")
     else:
         out.write(f"  dice: {res.get('dice_error') or res.get('dice')}\n")
     for w in res.get("wrong_examples", []):

@@ -2,8 +2,9 @@
 
 Spaces are filled in their surface colour (cream asphalt, aqua cobblestone,
 red uphill, yellow downhill) with their numbers, thick lines where a diagonal
-step is missing, start dots, finish lines labelled A-E, and the corner markers
-at the places the board file gives, each on a white quiet zone.
+step is missing, start dots, finish lines labelled A-E, the box the dice are
+rolled in (``dice_area_mm``, where the board file has one), and the corner
+markers at the places the board file gives, each on a white quiet zone.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ SURFACE_BGR: dict[Surface, tuple[int, int, int]] = {
 PAPER_BGR = (165, 200, 170)  # the landscape around the road (pale green)
 EDGE_BGR = (70, 70, 70)
 INK_BGR = (25, 25, 25)
+DICE_AREA_BGR = (95, 130, 100)  # the frame of the box the dice are rolled in (dark green)
 _SHIFT = 4
 _ONE = 1 << _SHIFT
 DEFAULT_HALF_MM = 12.0  # half size of a space drawn without a polygon
@@ -157,10 +159,28 @@ def render_board(board: Board, px_per_mm: float = 4.0, *, markers: bool = True,
                        INK_BGR, -1, cv2.LINE_AA, _SHIFT)
             if s.start != "1":
                 _text(img, s.start, ((dot[0] + 4.5) * ppm, dot[1] * ppm), 4.0 * ppm, INK_BGR)
+    if board.dice_area_mm is not None:
+        _dice_area(img, board.dice_area_mm, ppm)
     if markers:
         for m in board.markers.values():
             draw_marker(img, m.id, m.x_mm, m.y_mm, m.side_mm, ppm)
     return img
+
+
+def _dice_area(img: np.ndarray, area: tuple[float, float, float, float], ppm: float) -> None:
+    """The box the dice are rolled in: a dashed frame (no label: the dice reader
+    looks at the box and its surroundings, and took printed letters for dice)."""
+    x, y, w, h = area
+    corners = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
+    line = max(1, int(round(1.0 * ppm)))
+    for i in range(4):
+        p, q = corners[i], corners[(i + 1) % 4]
+        n = max(1, int(np.linalg.norm(q - p) // 12.0))  # 6 mm dashes, 6 mm gaps
+        for k in range(n):
+            a = p + (q - p) * (k / n)
+            b = p + (q - p) * ((k + 0.5) / n)
+            cv2.line(img, tuple(_fix(a, ppm)), tuple(_fix(b, ppm)), DICE_AREA_BGR, line,
+                     cv2.LINE_AA, _SHIFT)
 
 
 def _checker_line(img: np.ndarray, p: np.ndarray, q: np.ndarray, ppm: float) -> None:

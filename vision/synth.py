@@ -346,8 +346,15 @@ def _draw_die(img: np.ndarray, cam: Camera, center_mm: tuple[float, float], size
 
 
 def _place_dice(board: Board, cam: Camera, rng: np.random.Generator, n: int, size_mm: float,
-                token_mm: dict[int, tuple[float, float]]) -> list[tuple[float, float]]:
-    """Places for ``n`` dice: inside the frame, off the road, clear of markers and tokens."""
+                token_mm: dict[int, tuple[float, float]],
+                in_area: bool = True) -> list[tuple[float, float]]:
+    """Places for ``n`` dice: in the board's dice area where it has one (and
+    ``in_area``) and the area is in the frame, else anywhere inside the frame,
+    off the road, clear of markers and tokens."""
+    if in_area and board.dice_area_mm is not None:
+        placed = _place_dice_in_area(board.dice_area_mm, cam, rng, n, size_mm)
+        if len(placed) == n:
+            return placed
     w, h = cam.size
     Hinv = np.linalg.inv(cam.homography(-size_mm))
     space_c = np.array([s.center_mm for s in board.spaces.values()], float)
@@ -373,6 +380,38 @@ def _place_dice(board: Board, cam: Camera, rng: np.random.Generator, n: int, siz
         if len(out) == n:
             break
     return out
+
+
+def _place_dice_in_area(area: tuple[float, float, float, float], cam: Camera,
+                        rng: np.random.Generator, n: int,
+                        size_mm: float) -> list[tuple[float, float]]:
+    """Places for ``n`` dice inside ``area`` (board mm) and the frame, apart from each other."""
+    ax, ay, aw, ah = area
+    w, h = cam.size
+    hom = cam.homography(-size_mm)
+    m = size_mm
+    if aw <= 2 * m or ah <= 2 * m:
+        return []
+    out: list[tuple[float, float]] = []
+    for _ in range(200):
+        x, y = float(rng.uniform(ax + m, ax + aw - m)), float(rng.uniform(ay + m, ay + ah - m))
+        q = hom @ np.array([x, y, 1.0])
+        if q[2] <= 0 or not (0.03 * w < q[0] / q[2] < 0.97 * w and 0.03 * h < q[1] / q[2] < 0.97 * h):
+            continue
+        if any(math.dist((x, y), o) < 2.2 * size_mm for o in out):
+            continue
+        out.append((x, y))
+        if len(out) == n:
+            break
+    return out
+
+
+def _all_in_area(area: tuple[float, float, float, float] | None,
+                 points: list[tuple[float, float]]) -> bool:
+    if area is None:
+        return False
+    ax, ay, aw, ah = area
+    return all(ax <= x <= ax + aw and ay <= y <= ay + ah for x, y in points)
 
 
 def _hand(img: np.ndarray, center: tuple[float, float], size_px: float,
@@ -407,6 +446,7 @@ def table_scene(
     n_dice: int = 2,
     dice_values: list[int] | None = None,
     die_mm: float = 16.0,
+    dice_in_area: bool = True,
     tilt_deg: float | None = None,
     max_tilt_deg: float = 35.0,
     rotation_deg: float | None = None,
@@ -438,7 +478,10 @@ def table_scene(
     ``token_height_mm`` raises the riders' tops (disc and sticker) above the
     board, as on real plastic riders; the truth stays the foot point.
     ``board_image`` (rendered at ``board_px_per_mm``) saves re-rendering the
-    board for every frame of a run.
+    board for every frame of a run. The dice lie in the board's dice area
+    (``dice_area_mm``) where it has one and it is in the frame (``params
+    ["dice_in_area"]`` says whether they do), anywhere off the road otherwise
+    or with ``dice_in_area=False``.
     """
     riders = dict(riders or {})
     jerseys = dict(jerseys or {})
@@ -496,7 +539,7 @@ def table_scene(
     values = list(dice_values) if dice_values is not None else [
         int(v) for v in rng.integers(1, 7, n_dice)]
     dice: list[SynthDie] = []
-    places = _place_dice(board, cam, rng, len(values), die_mm, token_mm)
+    places = _place_dice(board, cam, rng, len(values), die_mm, token_mm, dice_in_area)
     style = DIE_STYLES[int(rng.integers(0, len(DIE_STYLES)))]
     for value, at in zip(values, places, strict=False):
         ctr = _draw_die(img, cam, at, die_mm, float(rng.uniform(0, math.pi / 2)), value,
@@ -541,7 +584,8 @@ def table_scene(
         n = rng.normal(0, noise, img.shape).astype(np.float32)
         img = np.clip(img.astype(np.float32) + n, 0, 255).astype(np.uint8)
     params = {"tilt_deg": tilt, "azimuth_deg": azimuth, "rotation_deg": roll, "fill": fill_,
-              "blur_sigma": blur, "noise_sigma": noise, "px_per_mm": scale, "focal_px": f_px}
+              "blur_sigma": blur, "noise_sigma": noise, "px_per_mm": scale, "focal_px": f_px,
+              "dice_in_area": _all_in_area(board.dice_area_mm, [d.center_mm for d in dice])}
     return Scene(img, riders, jerseys, token_mm, dice, cam, list(hide_corners), params)
 
 

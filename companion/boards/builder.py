@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.boards.loader import BoardError, board_from_dict, board_to_dict
+from companion.boards.loader import BoardError, board_from_dict, board_to_dict, dice_area_from
 from companion.boards.model import Board, Surface
 
 LANE_WIDTH_MM = 27.0
@@ -653,6 +653,9 @@ class _Builder:
         }
         if circuit:
             out["order_period"] = period
+        area = dice_area_from(d.get("dice_area_mm"), self.source)
+        if area is not None:
+            out["dice_area_mm"] = list(area)
         out["spaces"] = spaces
         return out
 
@@ -692,6 +695,7 @@ def build_board_dict(description: Any, source: str = "<description>") -> dict[st
     unknown = set(description) - {
         "name", "game", "size_mm", "lane_width_mm", "row_length_mm", "start", "circuit",
         "road", "markers", "marker_side_mm", "marker_inset_mm", "description", "comment",
+        "dice_area_mm",
     }
     if unknown:
         raise BoardError(f"unknown keys {sorted(unknown)}", source)
@@ -742,7 +746,8 @@ def write_board(board: Board, path: str | Path) -> None:
 
 
 def _check_markers(board: Board, source: str) -> None:
-    """Corner markers must lie on the board and clear of every space."""
+    """Corner markers must lie on the board and clear of every space; so must the dice area
+    (which may reach past the board's edges)."""
     w, h = board.size_mm
     for m in board.markers.values():
         x0, y0, x1, y1 = m.x_mm, m.y_mm, m.x_mm + m.side_mm, m.y_mm + m.side_mm
@@ -752,6 +757,12 @@ def _check_markers(board: Board, source: str) -> None:
             poly = s.polygon_mm or ()
             if _square_meets_polygon(x0, y0, x1, y1, poly):
                 raise BoardError(f"corner marker {m.id} covers part of the space", source, s.id)
+    if board.dice_area_mm is not None:
+        x, y, dw, dh = board.dice_area_mm
+        for s in board.spaces.values():
+            if _square_meets_polygon(x, y, x + dw, y + dh, s.polygon_mm or ()):
+                raise BoardError("the dice area covers part of the space: dice would land "
+                                 "among the riders", source, s.id)
 
 
 def _square_meets_polygon(

@@ -172,6 +172,7 @@ def board_from_dict(data: Any, source: str = "<board>") -> Board:
     game = data.get("game", "um-reifenbreite")
     if not isinstance(game, str):
         raise BoardError("'game' must be a string", source)
+    dice_area = dice_area_from(data.get("dice_area_mm"), source)
     # ``beside`` is derived where the file leaves it out; an explicit null means "nobody".
     explicit_none = {
         (raw["id"], side)
@@ -192,7 +193,20 @@ def board_from_dict(data: Any, source: str = "<board>") -> Board:
         order_period=period,
         game=game,
         pieces=pieces,
+        dice_area_mm=dice_area,
     )
+
+
+def dice_area_from(raw: Any, source: str) -> tuple[float, float, float, float] | None:
+    """A board file's ``dice_area_mm``: ``[x, y, w, h]`` (mm, w and h > 0), or None if absent."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) != 4:
+        raise BoardError("'dice_area_mm' must be [x_mm, y_mm, width_mm, height_mm]", source)
+    x, y, w, h = (_number(v, "'dice_area_mm'", source) for v in raw)
+    if w <= 0 or h <= 0:
+        raise BoardError(f"'dice_area_mm' has size {w:g} x {h:g} mm, both must be > 0", source)
+    return x, y, w, h
 
 
 def _with_derived_neighbours(spaces: dict[str, Space]) -> dict[str, Space]:
@@ -312,5 +326,7 @@ def board_to_dict(board: Board) -> dict[str, Any]:
         out["order_period"] = board.order_period
     if board.pieces:
         out["pieces"] = {str(k): v for k, v in board.pieces.items()}
+    if board.dice_area_mm is not None:
+        out["dice_area_mm"] = list(board.dice_area_mm)
     out["spaces"] = spaces
     return out

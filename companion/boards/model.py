@@ -111,6 +111,9 @@ class Board:
     order_period: float | None = None
     game: str = "um-reifenbreite"
     pieces: Mapping[int, str] = field(default_factory=dict)
+    #: Where the dice are rolled: ``(x, y, w, h)`` in board mm (it may reach past
+    #: the board's edges, for a tray beside it), or None: anywhere in the frame.
+    dice_area_mm: tuple[float, float, float, float] | None = None
 
     def __post_init__(self) -> None:
         behind: dict[str, str] = {}

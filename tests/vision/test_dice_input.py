@@ -126,6 +126,29 @@ def test_cli_dice_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert "error" in recs[1] or isinstance(recs[1]["dice"], list)
 
 
+def test_cli_dice_roi_and_die_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--roi`` reads only that region (centres stay in full-image pixels); ``--die-px``
+    gives the dice's size; bad values are refused with a clear message."""
+    img = np.full((480, 640, 3), (170, 200, 225), np.uint8)
+    draw_die(img, np.random.default_rng(0), 120, 100, 16, 3, angle=10,
+             body=(235, 240, 240), pip=(20, 20, 20))
+    draw_die(img, np.random.default_rng(1), 500, 380, 16, 6, angle=30,
+             body=(235, 240, 240), pip=(20, 20, 20))
+    path = tmp_path / "small.png"
+    cv2.imwrite(str(path), img)
+    assert main(["dice", "--json", "--roi", "40,20,200,160", "--die-px", "16", str(path)]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert len(rec["dice"]) == 1
+    d = rec["dice"][0]
+    assert d["value"] in (3, None)
+    assert abs(d["center"][0] - 120) < 8 and abs(d["center"][1] - 100) < 8
+    for args, msg in ((["--roi", "1,2,3"], "--roi wants X,Y,W,H"),
+                      (["--roi", "0,0,0,10"], "must be > 0"),
+                      (["--die-px", "-4"], "--die-px must be a positive")):
+        assert main(["dice", *args, str(path)]) == 2
+        assert msg in capsys.readouterr().err
+
+
 def test_cli_dice_all_good_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = tmp_path / "good.png"
     cv2.imwrite(str(good), _die_image(1))

@@ -26,6 +26,8 @@ _STRIDE = 8
 _ALIGN = 32
 _UNREADABLE = 6
 _NOT_DIE = 7
+_BUCKET = 128  # with die_px, regions are padded to multiples of this (see _forward_sized)
+_SIZED_NETS = 4
 _MANY = 8  # with more dice than this, at most 2 classifier views each (time)
 _LARGE = 100.0  # die size (detector-input px) from which the half-scale pass is trusted
 _Proposal = tuple[float, float, float, float, np.ndarray]  # cx, cy, size, score, probs
@@ -94,6 +96,8 @@ class DiceReader:
         # One detector instance per pyramid level: OpenCV re-plans a network
         # whenever its input size changes, which costs more than the pass itself.
         self._nets = [cv2.dnn.readNetFromONNX(str(path)) for _ in range(3)]
+        self._det_path = path
+        self._sized_nets: dict[tuple[int, int], cv2.dnn.Net] = {}  # see _forward_sized
         self._cls_path = cls_path
         # Classifier instances by batch size (powers of two): a fixed input
         # shape per instance spares OpenCV re-planning the network every call.
@@ -112,19 +116,32 @@ class DiceReader:
         #: Rotated/mirrored crops per die shown to the classifier (1..4), averaged;
         #: at most 2 when there are more than 8 dice.
         self.views = views
-        #: Also look for close-up dice at half scale (about +25 % time).
+        #: Also look for close-up dice at half scale (about +25 % time); not
+        #: done when the caller gives the dice's size (``die_px``).
         self.large_pass = True
+        #: With ``die_px``: the die size the region is scaled to for the detector,
+        #: the longest side the scaled region may have (time), and the heatmap
+        #: score a die needs (lower than ``det_threshold``: at a known scale, in a
+        #: dice area, weak peaks are dice; the classifier still drops what is not).
+        #: Chosen on synthetic table scenes (docs/dice.md).
+        self.die_target = 40.0
+        self.max_side = 1024
+        self.sized_det_threshold = 0.4
 
-    def read(self, frame: np.ndarray,
-             roi: tuple[int, int, int, int] | None = None) -> list[DieReading]:
+    def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
+             die_px: float | None = None) -> list[DieReading]:
         """The dice in ``frame`` (BGR, grey or BGRA ``uint8``), optionally within ``roi``.
 
         ``roi`` is ``(x, y, w, h)`` in frame pixels; it is clipped to the frame.
-        Centres are always in full-frame pixels, sorted top to bottom. An empty
-        frame or region gives an empty list; anything that is not an image
-        array raises ``ValueError``.
+        ``die_px``, when the caller knows it (the table camera does, from the
+        board), is the side of a die's top face in frame pixels: the region is
+        then scaled so dice are ``die_target`` pixels for the detector (small
+        dice enlarged, large ones shrunk) instead of capping it at
+        ``work_side``. Centres are always in full-frame pixels, sorted top to
+        bottom. An empty frame or region gives an empty list; anything that is
+        not an image array raises ``ValueError``.
         """
-        return [self.decide(c) for c in self.candidates(frame, roi)
+        return [self.decide(c) for c in self.candidates(frame, roi, die_px=die_px)
                 if c.not_die < self.not_die_threshold]
 
     def decide(self, c: Candidate) -> DieReading:
@@ -136,9 +153,11 @@ class DiceReader:
             value = None
         return DieReading(value, (c.cx, c.cy), round(c.score * p, 4))
 
-    def candidates(self, frame: np.ndarray,
-                   roi: tuple[int, int, int, int] | None = None) -> list[Candidate]:
+    def candidates(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
+                   die_px: float | None = None) -> list[Candidate]:
         """All die proposals above ``det_threshold`` with their outcome probabilities."""
+        if die_px is not None and not (math.isfinite(die_px) and die_px > 0):
+            raise ValueError(f"die_px must be a positive number of pixels, not {die_px!r}")
         full = _as_bgr(frame)
         img = full
         ox, oy = 0, 0
@@ -153,13 +172,20 @@ class DiceReader:
         h, w = img.shape[:2]
         if h < self.min_side or w < self.min_side:
             return []
-        scale = min(1.0, self.work_side / max(h, w))
+        if die_px is None:
+            scale = min(1.0, self.work_side / max(h, w))
+        else:
+            scale = min(self.die_target / die_px, self.max_side / max(h, w))
         small = img
-        if scale < 1.0:
+        if scale != 1.0:
             small = cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))),
-                               interpolation=cv2.INTER_AREA)
-        props = self._proposals(self._forward(small), small.shape[1], small.shape[0])
-        if self.large_pass and min(small.shape[:2]) >= 128:
+                               interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR)
+            if min(small.shape[:2]) < self.min_side:
+                return []
+        out = self._forward(small) if die_px is None else self._forward_sized(small)
+        props = self._proposals(out, small.shape[1], small.shape[0],
+                                None if die_px is None else self.sized_det_threshold)
+        if self.large_pass and die_px is None and min(small.shape[:2]) >= 128:
             props = self._with_large_dice(small, props)
         if not props:
             return []
@@ -243,13 +269,36 @@ class DiceReader:
             out = self._nets[level].forward()
         return np.asarray(out)[0]
 
-    def _proposals(self, out: np.ndarray, w: int, h: int) -> list[_Proposal]:
+    def _forward_sized(self, img: np.ndarray) -> np.ndarray:
+        """The detector on a region scaled by ``die_px``: padded up to a multiple of
+        ``_BUCKET`` pixels, with one network instance per padded shape (the last
+        few kept), so a camera that keeps its pose never makes OpenCV re-plan."""
+        h, w = img.shape[:2]
+        ph, pw = (-h) % _BUCKET, (-w) % _BUCKET
+        if ph or pw:
+            img = cv2.copyMakeBorder(img, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+        key = img.shape[:2]
+        blob = _blob(img)
+        with self._lock:
+            net = self._sized_nets.pop(key, None)
+            if net is None:
+                net = cv2.dnn.readNetFromONNX(str(self._det_path))
+                if len(self._sized_nets) >= _SIZED_NETS:
+                    self._sized_nets.pop(next(iter(self._sized_nets)))
+            self._sized_nets[key] = net  # most recently used last
+            net.setInput(blob)
+            out = net.forward()
+        return np.asarray(out)[0]
+
+    def _proposals(self, out: np.ndarray, w: int, h: int,
+                   threshold: float | None = None) -> list[_Proposal]:
         """Heatmap peaks: (cx, cy, size, score, class probs) in detector-input pixels."""
+        threshold = self.det_threshold if threshold is None else threshold
         heat = np.ascontiguousarray(out[0], dtype=np.float32)
         gh = min(heat.shape[0], math.ceil(h / _STRIDE))
         gw = min(heat.shape[1], math.ceil(w / _STRIDE))
         heat = heat[:gh, :gw]
-        peaks = (heat >= self.det_threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3))))
+        peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3))))
         props = []
         for iy, ix in zip(*np.nonzero(peaks), strict=True):
             cx = (ix + 0.5 + float(out[1, iy, ix])) * _STRIDE
@@ -336,12 +385,13 @@ def default_reader() -> DiceReader:
         return _default
 
 
-def read_dice(frame: np.ndarray,
-              roi: tuple[int, int, int, int] | None = None) -> list[DieReading]:
-    """The dice in a BGR ``frame`` (optionally within ``roi`` = x, y, w, h).
+def read_dice(frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
+              die_px: float | None = None) -> list[DieReading]:
+    """The dice in a BGR ``frame`` (optionally within ``roi`` = x, y, w, h; ``die_px``
+    the dice's top-face side in pixels where known, see :meth:`DiceReader.read`).
 
     Uses the shared :func:`default_reader`. Each :class:`DieReading` has the
     value 1..6 or ``None`` (seen but unreadable), the top-face centre in frame
     pixels and a confidence 0..1.
     """
-    return default_reader().read(frame, roi)
+    return default_reader().read(frame, roi, die_px=die_px)

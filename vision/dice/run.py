@@ -66,15 +66,21 @@ def _human(path: str, dice: list[DieReading], ms: float) -> str:
 
 
 def dice_command(paths: Sequence[str], out: TextIO, *, as_json: bool = True,
-                 reader: DiceReader | None = None) -> int:
-    """Read each image and print one line per image; returns the exit status (1 if any failed)."""
+                 reader: DiceReader | None = None,
+                 roi: tuple[int, int, int, int] | None = None,
+                 die_px: float | None = None) -> int:
+    """Read each image and print one line per image; returns the exit status (1 if any failed).
+
+    ``roi`` (x, y, w, h px) and ``die_px`` (the dice's top-face side in px) are
+    passed to :meth:`DiceReader.read` for every image.
+    """
     rd = reader or default_reader()
     status = 0
     for path in paths:
         t0 = time.perf_counter()
         try:
             img = load_image(path)
-            dice = rd.read(img)
+            dice = rd.read(img, roi, die_px=die_px)
             error = None
         except (ValueError, cv2.error) as exc:
             dice, error = [], str(exc)

@@ -234,6 +234,23 @@ def test_a_marker_over_a_space_is_refused() -> None:
         build_board(desc)
 
 
+def test_a_dice_area_is_kept_and_must_stay_clear_of_the_spaces(tmp_path: Path) -> None:
+    """``dice_area_mm`` (where the dice are rolled) goes into the board file as given; it
+    may reach past the board's edge (a tray beside it) but not over a space."""
+    board = build_board(describe({"straight": 3}, at=[100, 300],
+                                 dice_area_mm=[-80, 20, 150, 100]))
+    assert board.dice_area_mm == (-80.0, 20.0, 150.0, 100.0)
+    out = tmp_path / "board.json"
+    write_board(board, out)
+    assert load_board(out).dice_area_mm == board.dice_area_mm
+    with pytest.raises(BoardError, match="the dice area covers part of the space"):
+        build_board(describe({"straight": 3}, at=[100, 300], dice_area_mm=[90, 250, 100, 100]))
+    for bad, message in (([1, 2, 3], "must be"), ([0, 0, 10, 0], "both must be > 0"),
+                         ("box", "must be"), ([0, "a", 10, 10], "dice_area_mm")):
+        with pytest.raises(BoardError, match=message):
+            build_board(describe({"straight": 3}, at=[100, 300], dice_area_mm=bad))
+
+
 def test_unreadable_descriptions(tmp_path: Path) -> None:
     with pytest.raises(BoardError, match="no such board description"):
         build_board_file(tmp_path / "none.json")
