@@ -299,6 +299,8 @@ def _add_locate_command(sub: argparse._SubParsersAction) -> None:
     locate.add_argument("--side-mm", type=float, default=10.0, help="token marker side (mm)")
     locate.add_argument("--height-mm", type=float, default=0.0,
                         help="height of the stickers above the board (on top of the riders)")
+    locate.add_argument("--dice", action="store_true",
+                        help="also read the dice, in the board's dice area where it has one")
     locate.set_defaults(handler=_run_locate)
     tokens = sub.add_parser("tokens", help="rider token stickers")
     tokens_sub = tokens.add_subparsers(dest="tokens_command", metavar="WHAT")
@@ -334,7 +336,7 @@ def _run_locate(args: argparse.Namespace) -> int:
         raise CliError("--height-mm must be between 0 and 100")
     return locate_files(args.images, board, sys.stdout, expected=expected,  # type: ignore[arg-type]
                         side_mm=args.side_mm, height_mm=args.height_mm, err=sys.stderr,
-                        as_json=args.json)
+                        as_json=args.json, dice=args.dice)
 
 
 def _run_tokens_print(args: argparse.Namespace) -> int:

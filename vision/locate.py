@@ -4,8 +4,9 @@
 "unplaced": [33], "ms": 40.1}`` plus ``jerseys`` (jersey id -> space),
 ``unclear`` (token -> the spaces in doubt), ``missing`` (expected tokens not
 seen) and ``unexpected`` (seen but not expected; both only with
-``expected``), ``error_mm`` (the board fit) and, when the board is not found
-or the image cannot be read, ``reason`` / ``error``.
+``expected``), ``error_mm`` (the board fit), ``dice`` (with ``dice=True``:
+as `companion dice` reports them, read by :func:`vision.table_dice.read_table_dice`)
+and, when the board is not found or the image cannot be read, ``reason`` / ``error``.
 """
 
 from __future__ import annotations
@@ -25,14 +26,25 @@ from vision.tokens import read_tokens
 
 
 def locate_frame(image: np.ndarray, board: Board, *, expected: list[int] | None = None,
-                 side_mm: float = 10.0, height_mm: float = 0.0) -> dict[str, Any]:
-    """Board and tokens of one frame as the JSON object of `companion locate` (no image, ms)."""
+                 side_mm: float = 10.0, height_mm: float = 0.0,
+                 dice: bool = False) -> dict[str, Any]:
+    """Board and tokens (and with ``dice`` the dice) of one frame as the JSON object of
+    `companion locate` (without ``image`` and ``ms``)."""
     try:
         gray = to_gray(image)
     except ValueError as exc:
-        return {"board_found": False, "tokens": {}, "unplaced": [], "error": f"bad frame: {exc}"}
+        rec: dict[str, Any] = {"board_found": False, "tokens": {}, "unplaced": [],
+                               "error": f"bad frame: {exc}"}
+        if dice:
+            rec["dice"] = []
+        return rec
     pose = locate_board(image, board, gray=gray)
     out: dict[str, Any] = {"board_found": pose.found}
+    if dice:
+        from vision.dice.run import reading_dict
+        from vision.table_dice import read_table_dice
+
+        out["dice"] = [reading_dict(d) for d in read_table_dice(image, board, pose)]
     if not pose.found:
         out.update(tokens={}, unplaced=[], reason=pose.reason)
         if expected is not None:
@@ -71,7 +83,7 @@ def read_image(path: str) -> np.ndarray:
 def locate_files(paths: Iterable[str], board: Board, out: IO[str], *,
                  expected: list[int] | None = None, side_mm: float = 10.0,
                  height_mm: float = 0.0, err: IO[str] | None = None,
-                 as_json: bool = True) -> int:
+                 as_json: bool = True, dice: bool = False) -> int:
     """Write one JSON line per image; 0 when every image could be read, else 1."""
     status = 0
     for path in paths:
@@ -83,11 +95,14 @@ def locate_files(paths: Iterable[str], board: Board, out: IO[str], *,
             t0 = time.perf_counter()
             rec: dict[str, Any] = {"image": path, "board_found": False, "tokens": {},
                                    "unplaced": [], "error": str(exc)}
+            if dice:
+                rec["dice"] = []
             if err is not None:
                 print(f"companion locate: {path}: {exc}", file=err)
         else:
             rec = {"image": path, **locate_frame(img, board, expected=expected,
-                                                 side_mm=side_mm, height_mm=height_mm)}
+                                                 side_mm=side_mm, height_mm=height_mm,
+                                                 dice=dice)}
         rec["ms"] = round(1000 * (time.perf_counter() - t0), 1)  # decoding the file excluded
         out.write((json.dumps(rec) if as_json else _text(rec)) + "\n")
         out.flush()
@@ -109,4 +124,7 @@ def _text(rec: dict[str, Any]) -> str:
         parts.append("off the track: " + " ".join(map(str, rec["unplaced"])))
     if rec.get("missing"):
         parts.append("not seen: " + " ".join(map(str, rec["missing"])))
+    if "dice" in rec:
+        parts.append("dice: " + (" ".join("?" if d["value"] is None else str(d["value"])
+                                          for d in rec["dice"]) or "none"))
     return head + (", ".join(parts) or "no tokens") + f" ({rec['ms']} ms)"

@@ -9,10 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.boards import board_to_dict, parse_board
+from companion.boards import board_to_dict, load_board, parse_board
 from companion.cli import main
 from vision.locate import locate_frame
-from vision.synth import table_scene
+from vision.synth import random_riders, table_scene
 
 BOARD, _ = parse_board("""
 .o  .o  .   c3  c3  .   .   u2  u2 |A .
@@ -145,3 +145,25 @@ def test_bench_vision_hidden_corner(capsys: pytest.CaptureFixture[str], tmp_path
     text = capsys.readouterr().out
     assert "a hand over one corner marker in every scene" in text
     assert "board found 100.0%" in text and "wrong 0.0%" in text
+
+
+def test_locate_with_dice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--dice`` adds the dice read in the standard board's dice area; a broken image
+    still gets its line with no dice."""
+    board = load_board("standard")
+    rng = np.random.default_rng([7, 1])
+    sc = table_scene(board, random_riders(board, rng, 4), rng=rng, dice_values=[2, 5])
+    frame = tmp_path / "roll.png"
+    cv2.imwrite(str(frame), sc.image)
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"not a png")
+    code, recs, _ = _run(["locate", "--json", "--board", "standard", "--dice", str(frame),
+                          str(broken)], capsys)
+    assert code == 1
+    assert recs[0]["board_found"] and len(recs[0]["tokens"]) == 4
+    seen = recs[0]["dice"]
+    assert len(seen) == 2 and {d["value"] for d in seen} <= {2, 5, None}
+    assert {d["value"] for d in seen} - {None}, seen  # at least one read
+    assert recs[1]["dice"] == [] and "error" in recs[1]
+    assert main(["locate", "--board", "standard", "--dice", str(frame)]) == 0
+    assert "dice: " in capsys.readouterr().out
