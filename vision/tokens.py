@@ -31,6 +31,7 @@ is located (``vision.board``):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -48,6 +49,7 @@ from vision.markers import (
     to_gray,
 )
 from vision.render import space_polygon
+from vision.token_fit import FitRead, fit_token
 
 MARGIN_MM = 2.5  # a centre this close to a border between two spaces is unclear
 # ... plus this many times the board fit's uncertainty there (``BoardPose.fit_sigma_mm``)
@@ -77,6 +79,28 @@ CLEAR_SCORE = 0.93
 MIN_MARGIN = 0.1  # over the best code of another id
 WEAK_BELOW = 0.05  # a weak read's open id may score this much below its best id
 BLURS_MM = (0.0, 0.3, 0.5, 0.7, 0.9, 1.1, 1.3)
+# The second look (``_second_look``, ``vision.token_fit``): spots of a dark, cellular
+# centre searched when tokens of the game are still unread (rim, marker and cells
+# contrasts at least), how many of them, and how many fits a frame may cost at most.
+RELAXED = (0.0, 0.15, 0.05)
+RELAXED_SPOTS = 24
+MAX_FITS = 8
+# A fit names a token when its id explains the pixels e^FIT_EVIDENCE times better than
+# any other id, with the fitted contrast at least FIT_QUALITY times the residual noise.
+# Over ~2000 fits on synthetic frames, every token's best-fitting id was its own (1st
+# percentile of the evidence 120); spots that were no token but passed the marker
+# checks reached up to 40, all of them with a blur far from the frame's (below).
+FIT_EVIDENCE = 25.0
+FIT_QUALITY = 10.0
+# ... and with the blur that fits best within this many px of the blur fitted on the
+# nearest token read clearly: a token's fitted blur was within 0.3 px of the frame's,
+# while smudges that fit some code (evidence up to 40) did so blurred by 2.3-2.5 px in
+# frames blurred by 1.2-1.5 px.
+BLUR_TOLERANCE_PX = 0.45
+# Two stickers cannot overlap: a read that is not clear, within this many sticker
+# diameters of a token read already, is not another token (a ghost on its edge named a
+# hidden rider in bench scene 78 of the hidden-corner run).
+SAME_TOKEN_RATE = 0.9
 
 
 @dataclass(frozen=True)
@@ -90,6 +114,10 @@ class Sighting:
     status: str  # "placed", "unplaced" or "unclear"
     space: str | None = None
     candidates: tuple[str, ...] = ()  # the spaces in doubt when unclear
+    # How the id was read: "cells" (the fast reader) or "fit" (the codes fitted to the
+    # pixels, ``vision.token_fit``), with the fit's evidence for it over the next id.
+    method: str = "cells"
+    evidence: float | None = None
 
 
 @dataclass
@@ -182,10 +210,44 @@ def track_index(board: Board) -> TrackIndex:
 # --- reading token markers ----------------------------------------------------
 
 
+@dataclass
+class _Spots:
+    """Board-mm spots with a token's local contrast, strongest first: ``strong`` (a clear
+    rim), ``pale`` (at most ``MAX_PALE``, a pale rim round a darker centre), and on demand
+    ``relaxed()``: every other spot with a marker's dark centre, for a second look."""
+
+    strong: list[tuple[float, float]]
+    pale: list[tuple[float, float]]
+    _score: np.ndarray
+    _maps: tuple[np.ndarray, np.ndarray, np.ndarray]  # rim, marker and cells contrasts
+    _kd: int
+    _extra_mm: float
+
+    def relaxed(self, limit: int, away_from: Sequence[tuple[float, float]] = (),
+                clear_mm: float = 0.0) -> list[tuple[float, float]]:
+        """Up to ``limit`` spots, strongest first, with at least the ``RELAXED`` rim, marker
+        and cells contrasts (the strong and pale spots again, and fainter ones), none
+        within ``clear_mm`` of a point of ``away_from`` (tokens already read)."""
+        ring_c, dark_c, cells_c = self._maps
+        rr, rd, rc = RELAXED
+        score = np.where((ring_c >= rr) & (dark_c >= rd) & (cells_c >= rc) & (self._score >= 0),
+                         ring_c + dark_c, 0).astype(np.float32)
+        peak = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (self._kd, self._kd)))
+        ys, xs = np.nonzero((score >= peak) & (score > 0))
+        e = self._extra_mm
+        out: list[tuple[float, float]] = []
+        for i in np.argsort(-score[ys, xs]):
+            p = ((xs[i] + 0.5) / RECT_PPM - e, (ys[i] + 0.5) / RECT_PPM - e)
+            if all(math.dist(p, q) >= clear_mm for q in away_from):
+                out.append(p)
+                if len(out) >= limit:
+                    break
+        return out
+
+
 def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float,
-                sticker_mm: float) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
-    """Board-mm spots with a token's local contrast, strongest first: those with a
-    clear rim, and (at most ``MAX_PALE``) those with a pale rim round a darker centre."""
+                sticker_mm: float) -> _Spots:
+    """Board-mm spots with a token's local contrast (see :class:`_Spots`)."""
     w_mm, h_mm = board.size_mm
     s = RECT_PPM
     A = np.array([[s, 0, s * extra_mm - 0.5], [0, s, s * extra_mm - 0.5], [0, 0, 1.0]])
@@ -221,21 +283,22 @@ def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float
                | ((score >= ps) & (ring_c >= pr) & (dark_c >= pd))) & (cells_c >= pc)
     score[pale & ~pale_ok] = 0
     # Ignore the corner markers and the margin round them where a token's centre
-    # cannot be (less than a sticker's radius from the marker).
+    # cannot be (less than a sticker's radius from the marker): marked -1.
     for m in board.markers.values():
         q = min(0.4 * m.side_mm, 0.4 * sticker_mm)
         x0, y0 = int((m.x_mm - q + extra_mm) * s), int((m.y_mm - q + extra_mm) * s)
         x1 = int((m.x_mm + m.side_mm + q + extra_mm) * s) + 1
         y1 = int((m.y_mm + m.side_mm + q + extra_mm) * s) + 1
-        score[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = 0
+        score[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = -1.0
     kd = max(3, int(round(0.7 * sticker_mm * s)) | 1)
     peak = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (kd, kd)))
     ys, xs = np.nonzero((score >= peak) & (score > 0))
     order = np.argsort(-score[ys, xs])
     strong = [i for i in order if not pale[ys[i], xs[i]]][:MAX_CANDIDATES]
     weak = [i for i in order if pale[ys[i], xs[i]]][:MAX_PALE]
-    return ([((xs[i] + 0.5) / s - extra_mm, (ys[i] + 0.5) / s - extra_mm) for i in strong],
-            [((xs[i] + 0.5) / s - extra_mm, (ys[i] + 0.5) / s - extra_mm) for i in weak])
+    return _Spots([((xs[i] + 0.5) / s - extra_mm, (ys[i] + 0.5) / s - extra_mm) for i in strong],
+                  [((xs[i] + 0.5) / s - extra_mm, (ys[i] + 0.5) / s - extra_mm) for i in weak],
+                  score, (ring_c, dark_c, cells_c), kd, extra_mm)
 
 
 def _patch(gray: np.ndarray, pose: BoardPose, center_mm: tuple[float, float], half_mm: float,
@@ -300,7 +363,7 @@ def read_token(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
     got = _read_scores(gray, pose, at_mm, side_mm)
     if got is None:
         return None
-    per_id, c_mm = got
+    per_id, c_mm, _ = got
     tid, score, second = _decide(per_id, np.ones(len(TOKEN_IDS), bool))
     _LAST["score"], _LAST["second"] = score, second
     if score < MIN_SCORE or score - second < MIN_MARGIN:
@@ -320,10 +383,11 @@ def _decide(per_id: np.ndarray, allowed: np.ndarray) -> tuple[int, float, float]
 
 
 def _read_scores(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
-                 side_mm: float) -> tuple[np.ndarray, tuple[float, float]] | None:
+                 side_mm: float) -> tuple[np.ndarray, tuple[float, float], float] | None:
     """The correlation of the token near a board point with every token id (``TOKEN_IDS``
-    order, best over rotations and blurs, at the clearest of the tried poses) and its
-    centre in mm; None when no marker-like square is there."""
+    order, best over rotations and blurs, at the clearest of the tried poses), its
+    centre in mm and the angle of its cell grid (radians, mod 90 degrees, against the
+    board's x axis); None when no marker-like square is there."""
     half = side_mm * STICKER_RATE / 2 + 2.0
     side_px = side_mm * PATCH_PPM
     at = at_mm
@@ -354,7 +418,7 @@ def _read_scores(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
     scale = pose.px_per_mm(at)
     ok = (blurs >= 0.25 / scale - 0.2) & (blurs <= 2.0 / scale + 0.2)
     bank, ids = bank[ok], ids[ok]
-    best_read: tuple[float, np.ndarray, float, float] | None = None
+    best_read: tuple[float, np.ndarray, float, float, float] | None = None
     rows = np.array([_ID_INDEX[int(t)] for t in ids])
     # Read at the estimated pose; when that is not clear, try small corrections of the
     # angle and centre and keep the clearest read.
@@ -388,15 +452,15 @@ def _read_scores(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
         if best_read is None or scores[b] > best_read[0]:
             per_id = np.full(len(TOKEN_IDS), -1.0)
             np.maximum.at(per_id, rows, scores)
-            best_read = (float(scores[b]), per_id, cx + ddx * cell, cy + ddy * cell)
+            best_read = (float(scores[b]), per_id, cx + ddx * cell, cy + ddy * cell, theta + dt)
             second = float(np.sort(per_id)[-2])
             if best_read[0] > 0.95 and best_read[0] - second > 0.2:
                 break  # clear enough
     if best_read is None:
         return None
-    _, per_id, fx, fy = best_read
+    _, per_id, fx, fy, turn = best_read
     c_mm = P @ np.array([fx, fy, 1.0])
-    return per_id, (float(c_mm[0] / c_mm[2]), float(c_mm[1] / c_mm[2]))
+    return per_id, (float(c_mm[0] / c_mm[2]), float(c_mm[1] / c_mm[2])), turn
 
 
 _LAST: dict[str, float] = {}  # the last read's scores (for calibration)
@@ -484,25 +548,119 @@ def _settle(weak: list[tuple[np.ndarray, tuple[float, float]]],
     the best of all ids. Clearest first; an id named is then out for the others.
     """
     open_ids = np.array([t in expected and t not in found for t in TOKEN_IDS])
-    seen: list[tuple[float, float]] = [c for v in found.values() for c, _ in v]
+    taken: list[tuple[float, float]] = [c for v in found.values() for c, _ in v]
+    apart = _apart_mm(side_mm)
     ranked = []
     for per_id, c in weak:
-        if any(math.dist(c, o) < 0.8 * side_mm for o in seen):
-            continue  # the same token as a clear read
+        if any(math.dist(c, o) < apart for o in taken):
+            continue  # the edge of a token read clearly (or a ghost on it)
         tid, score, second = _decide(per_id, open_ids)
         ranked.append((score - second, per_id, c))
     ranked.sort(key=lambda r: -r[0])
     out: list[tuple[int, tuple[float, float], float]] = []
+    looked: list[tuple[float, float]] = []
     for _, per_id, c in ranked:
-        if any(math.dist(c, o) < 0.8 * side_mm for o in seen):
+        if any(math.dist(c, o) < apart for o in taken) or \
+                any(math.dist(c, o) < 0.8 * side_mm for o in looked):
             continue
-        seen.append(c)
+        looked.append(c)
         tid, score, second = _decide(per_id, open_ids)
         if (score < MIN_SCORE or score - second < MIN_MARGIN
                 or score < float(per_id.max()) - WEAK_BELOW):
             continue
         open_ids[_ID_INDEX[tid]] = False
+        taken.append(c)
         out.append((tid, c, score))
+    return out
+
+
+def _apart_mm(side_mm: float) -> float:
+    """How far apart two tokens' centres are at least: stickers cannot overlap. A read
+    nearer than this to a token already read is that token's edge, or a ghost on it
+    (``SAME_TOKEN_RATE`` sticker diameters)."""
+    return SAME_TOKEN_RATE * STICKER_RATE * side_mm
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A marker-like square the fast reader could not name: its correlation with every
+    id (``TOKEN_IDS`` order), its centre (mm) and the angle of its cells."""
+
+    per_id: np.ndarray
+    center_mm: tuple[float, float]
+    turn: float
+
+
+def _second_look(gray: np.ndarray, pose: BoardPose, spots: _Spots,
+                 found: dict[int, list[tuple[tuple[float, float], float]]], unnamed: list[_Read],
+                 expected: list[int] | None, side_mm: float,
+                 ) -> list[tuple[int, tuple[float, float], float, FitRead]]:
+    """Fit the codes to the pixels (``vision.token_fit``) where a token may still be unread.
+
+    With ``expected``, only while tokens of the game are unread: the squares the fast
+    reader could not name, then fainter spots (``_Spots.relaxed``), likeliest first (by
+    their correlation with the ids still open); a fit names an open id only. Without
+    ``expected``, the squares not named. At most ``MAX_FITS`` fits a frame. Returns
+    (id, centre mm, correlation of that id, the fit) for each token named.
+    """
+    if expected is None:
+        open_ids = np.array([t not in found for t in TOKEN_IDS])
+    else:
+        open_ids = np.array([t in expected and t not in found for t in TOKEN_IDS])
+    if not open_ids.any() or pose.H is None:
+        return []
+    seen = [c for v in found.values() for c, _ in v]
+    apart = _apart_mm(side_mm)
+    looks = [r for r in unnamed if all(math.dist(r.center_mm, c) >= apart for c in seen)]
+    if expected is not None:
+        for spot in spots.relaxed(RELAXED_SPOTS, seen, apart):
+            if any(math.dist(spot, r.center_mm) < 0.8 * side_mm for r in looks):
+                continue
+            got = _read_scores(gray, pose, spot, side_mm)
+            if got is not None:
+                looks.append(_Read(*got))
+    looks.sort(key=lambda r: -float(np.max(np.where(open_ids, r.per_id, -1.0))))
+    out: list[tuple[int, tuple[float, float], float, FitRead]] = []
+    H, Hi = pose.H, pose.H_inv
+    clear = [(tid, c) for tid, v in found.items() for c, _ in v]
+    blur_of: dict[int, float | None] = {}  # the camera's blur measured on clear tokens
+
+    def blur_near(at: tuple[float, float]) -> float | None:
+        """The blur (px) of the fit of the nearest token read clearly (of the 3 nearest
+        that give a clear fit of their own id)."""
+        for tid, c in sorted(clear, key=lambda tc: math.dist(tc[1], at))[:3]:
+            if tid not in blur_of:
+                blur_of[tid] = None
+                got = _read_scores(gray, pose, c, side_mm)
+                if got is not None:
+                    ref = fit_token(gray, H, Hi, got[1], got[2], side_mm)
+                    if ref is not None and ref.id == tid and ref.evidence >= FIT_EVIDENCE:
+                        blur_of[tid] = ref.blur_px
+            if blur_of[tid] is not None:
+                return blur_of[tid]
+        return None
+
+    for r in looks[:MAX_FITS]:
+        if any(math.dist(r.center_mm, c) < apart for c in seen):
+            continue
+        fit = fit_token(gray, H, Hi, r.center_mm, r.turn, side_mm)
+        if fit is None or fit.evidence < FIT_EVIDENCE or fit.quality < FIT_QUALITY:
+            continue
+        k = _ID_INDEX[fit.id]
+        if not open_ids[k]:
+            continue  # read elsewhere already, or not in the game: not named here
+        if any(math.dist(fit.center_mm, c) < apart for c in seen):
+            continue  # the fit walked onto a token already read
+        # A dark smudge fits best as a marker blurred beyond recognition: the blur must be
+        # the camera's, as a token read clearly nearby shows it.
+        ref_blur = blur_near(fit.center_mm)
+        if ref_blur is None or abs(fit.blur_px - ref_blur) > BLUR_TOLERANCE_PX:
+            continue
+        open_ids[k] = False
+        seen.append(fit.center_mm)
+        out.append((fit.id, fit.center_mm, float(r.per_id[k]), fit))
+        if not open_ids.any():
+            break
     return out
 
 
@@ -529,27 +687,34 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
     cam = camera_centre(pose, (g.shape[1], g.shape[0])) if height_mm > 0 else None
     found: dict[int, list[tuple[tuple[float, float], float]]] = {}
     weak: list[tuple[np.ndarray, tuple[float, float]]] = []  # reads not clear on their own
-    strong, pale = _candidates(g, pose, board, extra_mm, side_mm * STICKER_RATE)
-    for n, cand in enumerate(strong + pale):
-        if n == len(strong) and expected is not None and all(t in found for t in expected):
+    unnamed: list[_Read] = []  # reads of a marker-like square that named no id
+    fitted: dict[int, FitRead] = {}
+    spots = _candidates(g, pose, board, extra_mm, side_mm * STICKER_RATE)
+    for n, cand in enumerate(spots.strong + spots.pale):
+        if n == len(spots.strong) and expected is not None and all(t in found for t in expected):
             break  # every token in the game read clearly: the pale spots are not needed
         if any(math.dist(cand, c) < 0.8 * side_mm for v in found.values() for c, _ in v):
             continue  # already read from a nearby candidate
         got = _read_scores(g, pose, cand, side_mm)
         if got is None:
             continue
-        per_id, c = got
+        per_id, c, turn = got
         tid, score, second = _decide(per_id, np.ones(len(TOKEN_IDS), bool))
         # With the tokens in the game known, a read below CLEAR_SCORE waits for the
         # clear ones and is then named among the ids still open (``_settle``).
         clear = MIN_SCORE if expected is None else CLEAR_SCORE
         if score >= clear and score - second >= MIN_MARGIN:
             found.setdefault(tid, []).append((c, score))
-        elif score >= MIN_SCORE:
+            continue
+        if score >= MIN_SCORE:
             weak.append((per_id, c))
+        unnamed.append(_Read(per_id, c, turn))
     if expected is not None:
         for tid, c, score in _settle(weak, found, expected, side_mm):
             found.setdefault(tid, []).append((c, score))
+    for tid, c, score, fit_read in _second_look(g, pose, spots, found, unnamed, expected, side_mm):
+        found.setdefault(tid, []).append((c, score))
+        fitted[tid] = fit_read
     for tid, seen in sorted(found.items()):
         if expected is not None and tid not in expected:
             out.unexpected.append(tid)  # not in this game: a misread is likelier than a ghost
@@ -572,8 +737,10 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
         sigma = float(pose.fit_sigma_mm(np.array([c]))[0])
         m = margin_mm + FIT_SIGMAS * max(0.0, sigma - FIT_SIGMA_OK)
         status, space, cands = index.locate(c, m)
+        how = fitted.get(tid)
         out.sightings.append(Sighting(tid, c, (float(px[0]), float(px[1])), score, status,
-                                      space, cands))
+                                      space, cands, "cells" if how is None else "fit",
+                                      None if how is None else round(how.evidence, 1)))
         if status == "placed" and space is not None:
             (out.jerseys if tid in JERSEYS else out.tokens)[tid] = space
         elif status == "unclear":
