@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -500,6 +501,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `companion` command; returns the exit status."""
+    # The camera work runs on one core per frame (OpenCV is told so where it runs); keep
+    # numpy's BLAS to one thread too: its threads only fight over the core on the small
+    # products of the token fit (vision.token_fit). Set before numpy is first imported.
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler = args.handler

@@ -78,6 +78,53 @@ class DiceNet(nn.Module):
         return self.head(self.fuse(torch.cat([f8, up], 1)))
 
 
+def init_from_onnx(net: nn.Module, path: Path) -> None:
+    """Warm start from an exported ONNX model (the committed ones), in place.
+
+    The export folds each batch norm into its convolution, so every convolution gets
+    the folded weights and its batch norm becomes the identity plus the folded bias;
+    train such a net with :func:`train_mode` (batch norms frozen). The convolutions of
+    the ONNX graph are taken in the order of ``net``'s modules (the forward order of
+    both nets here).
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    convs = [(inits[n.input[1]], inits[n.input[2]] if len(n.input) > 2 else None)
+             for n in model.graph.node if n.op_type == "Conv"]
+    mods = list(net.modules())
+    layers = [(m, mods[k + 1] if k + 1 < len(mods) and isinstance(mods[k + 1], nn.BatchNorm2d) else None)
+              for k, m in enumerate(mods) if isinstance(m, nn.Conv2d)]
+    if len(layers) != len(convs):
+        raise SystemExit(f"{path}: {len(convs)} convolutions, the net has {len(layers)}")
+    with torch.no_grad():
+        for (conv, bn), (w, b) in zip(layers, convs, strict=True):
+            if tuple(conv.weight.shape) != w.shape:
+                raise SystemExit(f"{path}: a convolution of shape {w.shape}, the net's is "
+                                 f"{tuple(conv.weight.shape)}")
+            conv.weight.copy_(torch.from_numpy(w))
+            bias = torch.from_numpy(b) if b is not None else torch.zeros(w.shape[0])
+            if bn is None:
+                if conv.bias is not None:
+                    conv.bias.copy_(bias)
+                continue
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(bias)
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+
+
+def train_mode(net: nn.Module, frozen_bn: bool) -> None:
+    """``net.train()``, with the batch norms left in eval mode when ``frozen_bn``."""
+    net.train()
+    if frozen_bn:
+        for m in net.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
+
+
 # --- data ----------------------------------------------------------------------
 
 
@@ -104,12 +151,12 @@ def load_real(data_dir: Path, keep_val: bool) -> list[Sample]:
 
 
 def make_synth(n: int, seed: int, max_size: float = 110.0,
-               unreadable_rate: float = 0.25) -> list[Sample]:
+               unreadable_rate: float = 0.25, touching_rate: float = 0.3) -> list[Sample]:
     rng = np.random.default_rng(seed)
     out: list[Sample] = []
     for _ in range(n):
         img, dice = synth.scene(rng, 400, 400, size_range=(14.0, max_size),
-                                unreadable_rate=unreadable_rate)
+                                unreadable_rate=unreadable_rate, touching_rate=touching_rate)
         out.append((img, [(d.cx, d.cy, (d.value - 1) if d.value else 6, d.size) for d in dice]))
     return out
 
@@ -240,11 +287,15 @@ def main() -> int:
     ap.add_argument("--synth-max-size", type=float, default=150.0,
                     help="largest synthetic die face, px")
     ap.add_argument("--synth-frac", type=float, default=0.35)
+    ap.add_argument("--touching", type=float, default=0.3,
+                    help="share of synthetic scenes with the dice packed side by side")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--val", action="store_true",
                     help="keep the val part of dev out of training (for tuning thresholds)")
     ap.add_argument("--init", type=Path, default=None, help="warm start from a .pt")
+    ap.add_argument("--init-onnx", type=Path, default=None,
+                    help="warm start from an exported .onnx (batch norms then stay frozen)")
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--export-only", action="store_true", help="export an untrained net")
     args = ap.parse_args()
@@ -265,12 +316,14 @@ def main() -> int:
             nb[3] = 1.5
             old["head.weight"], old["head.bias"] = nw, nb
         net.load_state_dict(old)
+    if args.init_onnx:
+        init_from_onnx(net, args.init_onnx)
     if args.export_only:
         export(net, args.out)
         return 0
     t0 = time.time()
     real = load_real(args.data, args.val)
-    syn = make_synth(args.synth, args.seed + 1, args.synth_max_size)
+    syn = make_synth(args.synth, args.seed + 1, args.synth_max_size, touching_rate=args.touching)
     print(f"real {len(real)} images, synthetic {len(syn)}, loaded in {time.time() - t0:.0f}s",
           flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -292,7 +345,7 @@ def main() -> int:
         if nsyn:
             bsyn = batch(syn, nsyn, rng)
             bs = [torch.cat([a, b]) for a, b in zip(bs, bsyn, strict=True)]
-        net.train()
+        train_mode(net, args.init_onnx is not None)
         out = net(bs[0])
         loss, parts = loss_fn(out, *bs[1:])
         opt.zero_grad()

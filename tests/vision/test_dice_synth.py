@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from vision.dice import DieReading, read_dice
-from vision.dice.synth import background, draw_die
+from vision.dice.synth import background, draw_die, scene
 
 WOOD = (150, 190, 225)
 COLOURS = [  # body, pips (BGR)
@@ -197,3 +197,23 @@ def test_die_size_hint_must_be_positive() -> None:
     for bad in (0.0, -3.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="die_px"):
             read_dice(img, die_px=bad)
+
+
+def test_synthetic_labels_cocked_faces_and_touching() -> None:
+    """The training renderer's labels: a cocked die names the centres of the two faces
+    it shows (the classifier learns them as unreadable); touching scenes pack dice side
+    by side (centres about a die apart, not overlapping)."""
+    rng = np.random.default_rng(5)
+    die = draw_die(_plain(), rng, 320, 240, 60, 4, cocked=True, angle=0)
+    assert die.value == 0 and len(die.faces) == 2
+    (x1, y1), (x2, y2) = die.faces
+    assert abs(x1 - 320) < 1 and abs(x2 - 320) < 1 and y1 < 240 < y2  # along the die's y axis
+    assert draw_die(_plain(), rng, 320, 240, 60, 4).faces == ()
+    gaps = []
+    for _ in range(20):
+        _, dice = scene(rng, n_dice=3, touching=True, unreadable_rate=0.0)
+        for i, a in enumerate(dice):
+            for b in dice[i + 1:]:
+                gaps.append(math.hypot(a.cx - b.cx, a.cy - b.cy) / max(a.size, b.size))
+    assert min(gaps) >= 1.0  # never overlapping
+    assert sum(g < 1.3 for g in gaps) >= 10  # and many right beside each other

@@ -49,6 +49,9 @@ class SynthDie:
     cy: float
     value: int
     size: float
+    #: Centres of the faces a cocked die shows (each looks like a squashed die on its
+    #: own: a reader must not take either for a top face).
+    faces: tuple[tuple[float, float], ...] = ()
 
 
 def _rand_color(rng: np.random.Generator, lo: int = 0, hi: int = 256) -> tuple[int, int, int]:
@@ -278,7 +281,7 @@ def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, si
         v1, v2 = int(rng.integers(1, 7)), int(rng.integers(1, 7))
         _draw_face(img, m1, _shade(body, 0.8), pip, v1, corner, pip_r, rng, alpha=alpha)
         _draw_face(img, m2, _shade(body, 0.95), pip, v2, corner, pip_r, rng, alpha=alpha)
-        return SynthDie(cx, cy, 0, size)
+        return SynthDie(cx, cy, 0, size, ((float(c1[0]), float(c1[1])), (float(c2[0]), float(c2[1]))))
     # Oblique view: the top face is squashed along the view direction and the
     # near side face shows below it.
     squash = 1.0 - 0.3 * oblique
@@ -316,8 +319,10 @@ def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, si
 
 def scene(rng: np.random.Generator, h: int = 480, w: int = 640, *, n_dice: int | None = None,
           size_range: tuple[float, float] = (16.0, 90.0), unreadable_rate: float = 0.12,
-          touching: bool | None = None) -> tuple[np.ndarray, list[SynthDie]]:
-    """A whole synthetic frame with its labels."""
+          touching: bool | None = None,
+          touching_rate: float = 0.3) -> tuple[np.ndarray, list[SynthDie]]:
+    """A whole synthetic frame with its labels; ``touching`` (or, when None, a draw with
+    ``touching_rate``) packs the dice side by side."""
     img = background(rng, h, w)
     _clutter(rng, img)
     if n_dice is None:
@@ -325,7 +330,7 @@ def scene(rng: np.random.Generator, h: int = 480, w: int = 640, *, n_dice: int |
     size = float(np.exp(rng.uniform(math.log(size_range[0]), math.log(size_range[1]))))
     oblique = float(rng.uniform(0, 1)) if rng.random() < 0.5 else 0.0
     if touching is None:
-        touching = bool(rng.random() < 0.3)
+        touching = bool(rng.random() < touching_rate)
     dice: list[SynthDie] = []
     placed: list[tuple[float, float, float]] = []
     for _ in range(n_dice):
@@ -333,7 +338,15 @@ def scene(rng: np.random.Generator, h: int = 480, w: int = 640, *, n_dice: int |
         for _try in range(30):
             x = float(rng.uniform(s, w - s))
             y = float(rng.uniform(s, h - s))
-            mind = 1.05 if touching else 1.6
+            if touching and placed and rng.random() < 0.7:
+                # Right beside a die already there: side by side, face to face.
+                px, py, ps = placed[int(rng.integers(0, len(placed)))]
+                a = float(rng.uniform(0, 2 * math.pi))
+                d = (ps + s) / 2 * float(rng.uniform(1.02, 1.2))
+                x, y = px + d * math.cos(a), py + d * math.sin(a)
+                if not (s <= x <= w - s and s <= y <= h - s):
+                    continue
+            mind = 1.0 if touching else 1.6
             if all(math.hypot(x - px, y - py) > mind * max(s, ps) for px, py, ps in placed):
                 break
         else:
@@ -359,7 +372,7 @@ def scene(rng: np.random.Generator, h: int = 480, w: int = 640, *, n_dice: int |
             y0, y1 = max(0, int(y) - r0), min(h, int(y) + r0)
             x0, x1 = max(0, int(x) - r0), min(w, int(x) + r0)
             img[y0:y1, x0:x1] = cv2.filter2D(img[y0:y1, x0:x1], -1, ker)
-            die = SynthDie(die.cx, die.cy, 0, die.size)
+            die = SynthDie(die.cx, die.cy, 0, die.size, die.faces)
         dice.append(die)
     # Camera: slight blur and noise.
     if rng.random() < 0.5:
