@@ -14,6 +14,7 @@ corners refined there.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -47,14 +48,20 @@ class BoardPose:
     # Covariance of the fit's board mm -> image px homography (its first 8 entries,
     # the last one being 1), from the corners' scatter: how far the fit may be off.
     cov: np.ndarray | None = None
+    # H_inv of the H it was computed from (the tokens reader asks for it per token).
+    _inv: tuple[bytes, np.ndarray] | None = field(default=None, init=False, repr=False,
+                                                  compare=False)
 
     @property
     def H_inv(self) -> np.ndarray:
         """Board mm -> image px."""
         if self.H is None:
             raise ValueError("board not found")
-        Hi = np.linalg.inv(self.H)
-        return Hi / Hi[2, 2]
+        key = self.H.tobytes()
+        if self._inv is None or self._inv[0] != key:
+            Hi = np.linalg.inv(self.H)
+            self._inv = (key, Hi / Hi[2, 2])
+        return self._inv[1].copy()
 
     def to_mm(self, pts_px: np.ndarray) -> np.ndarray:
         """Image px (N, 2) -> board mm (N, 2)."""
@@ -100,9 +107,12 @@ class BoardPose:
 
     def px_per_mm(self, at_mm: tuple[float, float]) -> float:
         """Local scale of the view (image px per board mm) at a point of the board."""
+        G = self.H_inv
         x, y = at_mm
-        p = self.to_px(np.array([[x, y], [x + 1, y], [x, y + 1]], float))
-        return float(max(np.linalg.norm(p[1] - p[0]), np.linalg.norm(p[2] - p[0])))
+        q = G @ np.array([[x, x + 1, x], [y, y, y + 1], [1.0, 1.0, 1.0]])
+        p = q[:2] / q[2]
+        return float(max(math.hypot(p[0, 1] - p[0, 0], p[1, 1] - p[1, 0]),
+                         math.hypot(p[0, 2] - p[0, 0], p[1, 2] - p[1, 0])))
 
 
 def _jacobian(x: np.ndarray, y: np.ndarray, u: np.ndarray, v: np.ndarray,

@@ -218,8 +218,7 @@ class _Spots:
 
     strong: list[tuple[float, float]]
     pale: list[tuple[float, float]]
-    _score: np.ndarray
-    _maps: tuple[np.ndarray, np.ndarray, np.ndarray]  # rim, marker and cells contrasts
+    _maps: _Contrasts
     _kd: int
     _extra_mm: float
 
@@ -228,21 +227,105 @@ class _Spots:
         """Up to ``limit`` spots, strongest first, with at least the ``RELAXED`` rim, marker
         and cells contrasts (the strong and pale spots again, and fainter ones), none
         within ``clear_mm`` of a point of ``away_from`` (tokens already read)."""
-        ring_c, dark_c, cells_c = self._maps
+        m = self._maps
         rr, rd, rc = RELAXED
-        score = np.where((ring_c >= rr) & (dark_c >= rd) & (cells_c >= rc) & (self._score >= 0),
-                         ring_c + dark_c, 0).astype(np.float32)
-        peak = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (self._kd, self._kd)))
-        ys, xs = np.nonzero((score >= peak) & (score > 0))
+        ok = (m.ring >= rr) & (m.dark >= rd) & (m.cells >= rc) & ~m.masked
+        score = np.where(ok, m.ring + m.dark, np.float32(0))
+        top = _local_maxima(m.ys, m.xs, score, m.shape, self._kd)
         e = self._extra_mm
         out: list[tuple[float, float]] = []
-        for i in np.argsort(-score[ys, xs]):
-            p = ((xs[i] + 0.5) / RECT_PPM - e, (ys[i] + 0.5) / RECT_PPM - e)
+        for i in top[np.argsort(-score[top])]:
+            p = ((m.xs[i] + 0.5) / RECT_PPM - e, (m.ys[i] + 0.5) / RECT_PPM - e)
             if all(math.dist(p, q) >= clear_mm for q in away_from):
                 out.append(p)
                 if len(out) >= limit:
                     break
         return out
+
+
+@dataclass(frozen=True)
+class _Contrasts:
+    """A token's contrasts at the pixels of the top-down view where it may be (a dark
+    enough centre; everywhere else it cannot): their rows and columns (row-major), the
+    rim, marker and cells contrasts, and which lie where no token can (``masked``)."""
+
+    shape: tuple[int, int]
+    ys: np.ndarray
+    xs: np.ndarray
+    ring: np.ndarray
+    dark: np.ndarray
+    cells: np.ndarray
+    masked: np.ndarray
+
+
+def _local_maxima(ys: np.ndarray, xs: np.ndarray, score: np.ndarray, shape: tuple[int, int],
+                  kd: int) -> np.ndarray:
+    """The indices of the points (rows ``ys``, columns ``xs``) whose positive ``score`` is
+    the largest within a ``kd`` x ``kd`` window (ties all kept), every other pixel of
+    the ``shape`` scoring 0."""
+    idx = np.flatnonzero(score > 0)
+    if len(idx) == 0:
+        return idx
+    y, x, v = ys[idx], xs[idx], score[idx].astype(np.float32)
+    dense = np.zeros(shape, np.float32)
+    dense[y, x] = v
+    peak = cv2.dilate(dense, cv2.getStructuringElement(cv2.MORPH_RECT, (kd, kd)))
+    return idx[v >= peak[y, x]]
+
+
+def _contrasts(rect: np.ndarray, sticker_px: float, s: float, min_dark: float) -> _Contrasts:
+    """A token's contrasts in the top-down view ``rect`` (uint8, ``s`` px/mm) for stickers
+    ``sticker_px`` across, at every pixel whose marker contrast reaches ``min_dark``.
+
+    Rim: the white of the sticker (between the marker and the sticker's edge) against
+    the darker rider base just outside it, from box means; marker: the dark marker
+    inside the white; cells: the spread of its black and white cells; each relative to
+    the sticker's white. The marker contrast is found first at every pixel (three box
+    filters), the rest only where it is high enough (a few percent of the view), from
+    integral images of the view padded as the box filters pad it.
+    """
+    H, W = rect.shape
+    r = sticker_px / 2
+    (i0, i1), (o0, o1) = [(max(1, int(round(2 * r0)) | 1), max(3, int(round(2 * r1)) | 1))
+                          for r0, r1 in ((0.65 * r, 0.95 * r), (r + 0.5 * s, r + RIM_MM * s))]
+    k = max(3, int(round(0.45 * sticker_px)) | 1)  # the marker's box
+    di = float(i1 * i1 - i0 * i0)
+    inner = cv2.addWeighted(cv2.boxFilter(rect, cv2.CV_32F, (i1, i1), normalize=False), 1 / di,
+                            cv2.boxFilter(rect, cv2.CV_32F, (i0, i0), normalize=False), -1 / di,
+                            0.0)
+    centre = cv2.boxFilter(rect, cv2.CV_32F, (k, k))
+    # dark = (inner - centre) / (inner + 10) >= t  <=>  (1 - t) inner - centre >= 10 t
+    t = min_dark - 0.01  # a little wider: the exact test follows, point by point
+    test = cv2.addWeighted(inner, 1.0 - t, centre, -1.0, -10.0 * t)
+    pts = cv2.findNonZero(np.greater_equal(test, 0).view(np.uint8))
+    pts = np.zeros((0, 2), np.int32) if pts is None else pts.reshape(-1, 2)
+    xs, ys = pts[:, 0].astype(np.intp), pts[:, 1].astype(np.intp)
+    at = ys * W + xs
+    inn, cen = inner.ravel()[at], centre.ravel()[at]
+    # Box sums of any size at the points, from integral images of the view padded by
+    # reflection (BORDER_REFLECT_101, as the box filters above).
+    pad = max(o1, k) // 2 + 1
+    sums, sqsums = cv2.integral2(cv2.copyMakeBorder(rect, pad, pad, pad, pad,
+                                                    cv2.BORDER_REFLECT_101), sdepth=cv2.CV_32S)
+    stride = sums.shape[1]
+    base = (ys + pad) * stride + (xs + pad)  # the point in the tables (flat)
+
+    def box(table: np.ndarray, kk: int) -> np.ndarray:
+        flat = table.ravel()
+        a = base - (kk // 2) * (stride + 1)  # the box's top left corner
+        c = a + kk * stride
+        return (flat[c + kk] - flat[a + kk] - flat[c] + flat[a]).astype(np.float64)
+
+    do = float(o1 * o1 - o0 * o0)
+    outer = ((box(sums, o1) - box(sums, o0)) / do).astype(np.float32)
+    sq = (box(sqsums, k) / (k * k)).astype(np.float32)
+    spread = np.sqrt(np.maximum(sq - cen * cen, 0))
+    inv = np.float32(1.0) / (inn + np.float32(10.0))
+    dark = (inn - cen) * inv
+    keep = dark >= min_dark
+    ys, xs = ys[keep], xs[keep]
+    return _Contrasts((H, W), ys, xs, ((inn - outer) * inv)[keep], dark[keep],
+                      (spread * inv)[keep], np.zeros(len(ys), bool))
 
 
 def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float,
@@ -255,24 +338,16 @@ def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float
     W, H = int((w_mm + 2 * extra_mm) * s), int((h_mm + 2 * extra_mm) * s)
     rect = cv2.warpPerspective(gray, A @ pose.H, (W, H), flags=cv2.INTER_AREA,
                                borderMode=cv2.BORDER_REPLICATE)
-    # Ring contrast: the white of the sticker (between the marker and the sticker's
-    # edge) against the darker rider base just outside it, from box means.
-    r = sticker_mm / 2 * s
-
-    def ring(r0: float, r1: float) -> np.ndarray:
-        k0, k1 = max(1, int(round(2 * r0)) | 1), max(3, int(round(2 * r1)) | 1)
-        b0 = cv2.boxFilter(rect, cv2.CV_32F, (k0, k0))
-        b1 = cv2.boxFilter(rect, cv2.CV_32F, (k1, k1))
-        return (b1 * (k1 * k1) - b0 * (k0 * k0)) / (k1 * k1 - k0 * k0)
-
-    inner = ring(0.65 * r, 0.95 * r)
-    outer = ring(r + 0.5 * s, r + RIM_MM * s)  # the coloured rim round the sticker
-    k = max(3, int(round(0.45 * sticker_mm * s)) | 1)
-    centre = cv2.boxFilter(rect, cv2.CV_32F, (k, k))
-    spread = np.sqrt(np.maximum(cv2.sqrBoxFilter(rect, cv2.CV_32F, (k, k)) - centre * centre, 0))
-    ring_c = (inner - outer) / (inner + 10.0)  # white sticker inside a darker base
-    dark_c = (inner - centre) / (inner + 10.0)  # a dark marker inside the white
-    cells_c = spread / (inner + 10.0)  # the marker's black and white cells
+    m = _contrasts(rect, sticker_mm * s, s, min(MIN_DARK, MIN_DARK_PALE, PALE[1], RELAXED[1]))
+    # Ignore the corner markers and the margin round them where a token's centre
+    # cannot be (less than a sticker's radius from the marker).
+    for mk in board.markers.values():
+        q = min(0.4 * mk.side_mm, 0.4 * sticker_mm)
+        x0, y0 = int((mk.x_mm - q + extra_mm) * s), int((mk.y_mm - q + extra_mm) * s)
+        x1 = int((mk.x_mm + mk.side_mm + q + extra_mm) * s) + 1
+        y1 = int((mk.y_mm + mk.side_mm + q + extra_mm) * s) + 1
+        m.masked[(m.ys >= y0) & (m.ys < y1) & (m.xs >= x0) & (m.xs < x1)] = True
+    ring_c, dark_c, cells_c = m.ring, m.dark, m.cells
     score = ring_c + dark_c
     # A pale rim (blurred at 1 px/mm) is let in with a darker marker, or a paler
     # marker with a clear rim, as long as both together are strong: the board's
@@ -281,24 +356,17 @@ def _candidates(gray: np.ndarray, pose: BoardPose, board: Board, extra_mm: float
     pr, pd, ps, pc = PALE
     pale_ok = (((ring_c >= MIN_RING_PALE) & (dark_c >= MIN_DARK_PALE))
                | ((score >= ps) & (ring_c >= pr) & (dark_c >= pd))) & (cells_c >= pc)
-    score[pale & ~pale_ok] = 0
-    # Ignore the corner markers and the margin round them where a token's centre
-    # cannot be (less than a sticker's radius from the marker): marked -1.
-    for m in board.markers.values():
-        q = min(0.4 * m.side_mm, 0.4 * sticker_mm)
-        x0, y0 = int((m.x_mm - q + extra_mm) * s), int((m.y_mm - q + extra_mm) * s)
-        x1 = int((m.x_mm + m.side_mm + q + extra_mm) * s) + 1
-        y1 = int((m.y_mm + m.side_mm + q + extra_mm) * s) + 1
-        score[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = -1.0
+    score[(pale & ~pale_ok) | m.masked] = 0
     kd = max(3, int(round(0.7 * sticker_mm * s)) | 1)
-    peak = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (kd, kd)))
-    ys, xs = np.nonzero((score >= peak) & (score > 0))
-    order = np.argsort(-score[ys, xs])
-    strong = [i for i in order if not pale[ys[i], xs[i]]][:MAX_CANDIDATES]
-    weak = [i for i in order if pale[ys[i], xs[i]]][:MAX_PALE]
-    return _Spots([((xs[i] + 0.5) / s - extra_mm, (ys[i] + 0.5) / s - extra_mm) for i in strong],
-                  [((xs[i] + 0.5) / s - extra_mm, (ys[i] + 0.5) / s - extra_mm) for i in weak],
-                  score, (ring_c, dark_c, cells_c), kd, extra_mm)
+    top = _local_maxima(m.ys, m.xs, score, (H, W), kd)
+    order = top[np.argsort(-score[top])]
+    strong = [i for i in order if not pale[i]][:MAX_CANDIDATES]
+    weak = [i for i in order if pale[i]][:MAX_PALE]
+
+    def mm(i: int) -> tuple[float, float]:
+        return ((m.xs[i] + 0.5) / s - extra_mm, (m.ys[i] + 0.5) / s - extra_mm)
+
+    return _Spots([mm(i) for i in strong], [mm(i) for i in weak], m, kd, extra_mm)
 
 
 def _patch(gray: np.ndarray, pose: BoardPose, center_mm: tuple[float, float], half_mm: float,
@@ -322,15 +390,33 @@ def _patch(gray: np.ndarray, pose: BoardPose, center_mm: tuple[float, float], ha
 
 
 def _angle(patch: np.ndarray, radius_px: float) -> float:
-    """The marker's angle (mod 90 degrees) from the orientations of its edges."""
+    """The marker's angle (mod 90 degrees) from the orientations of its edges.
+
+    The mean of exp(4i phi) over the gradients within ``radius_px`` of the patch
+    centre, weighted by the squared gradient magnitude m^2; with a = gx^2 - gy^2 and
+    b = 2 gx gy, m^2 exp(4i phi) = (a + ib)^2 / m^2 (no angles computed).
+    """
     gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)
-    n = patch.shape[0]
+    a = gx * gx - gy * gy
+    b = 2.0 * gx * gy
+    m2 = gx * gx + gy * gy
+    k = _disc(patch.shape[0], radius_px) / np.maximum(m2, 1e-12)
+    return float(math.atan2(float(np.sum(2.0 * a * b * k)), float(np.sum((a * a - b * b) * k))) / 4)
+
+
+@lru_cache(maxsize=8)
+def _disc(n: int, radius_px: float) -> np.ndarray:
+    """1 within ``radius_px`` of the centre of an n x n patch, else 0 (float32)."""
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float32) - (n - 1) / 2
-    w = (gx * gx + gy * gy) * (xx * xx + yy * yy < radius_px**2)
-    phi = np.arctan2(gy, gx)
-    z = np.sum(w * np.cos(4 * phi)) + 1j * np.sum(w * np.sin(4 * phi))
-    return float(np.angle(z) / 4)
+    return (xx * xx + yy * yy < radius_px**2).astype(np.float32)
+
+
+def _angle_patch_mm(side_mm: float) -> float:
+    """Half the side (mm) of the patch the angle is measured on: the disc of
+    ``_angle`` (0.6 marker sides) and 2 px for the Sobel kernel, on the grid of the
+    reading patch (an even number of pixels fewer, so the pixels coincide)."""
+    return (math.ceil(0.6 * side_mm * PATCH_PPM) + 2) / PATCH_PPM
 
 
 def _square_centre(prof: np.ndarray, side_px: float, reach: float) -> float:
@@ -339,22 +425,30 @@ def _square_centre(prof: np.ndarray, side_px: float, reach: float) -> float:
     Only centres within ``reach`` px of the profile's middle are considered.
     """
     n = len(prof)
-    half = side_px / 2
-    edge = 0.35 * side_px
     cs = np.concatenate([[0.0], np.cumsum(prof)])
-    mid = (n - 1) / 2
-    c = np.arange(max(half, mid - reach), min(n - half, mid + reach) + 1e-9, 0.5)
+    c, ia, ib, na, la, lb, nl, ra, rb, nr = _centre_index(n, side_px, reach)
     if len(c) == 0:
         return n / 2
+    v = (cs[ib] - cs[ia]) / na - 0.5 * ((cs[lb] - cs[la]) / nl + (cs[rb] - cs[ra]) / nr)
+    return float(c[int(np.argmax(v))])
 
-    def box(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+
+@lru_cache(maxsize=16)
+def _centre_index(n: int, side_px: float, reach: float) -> tuple[np.ndarray, ...]:
+    """For :func:`_square_centre`: the centres tried, and for the run and the two
+    edges beside it the cumulative-sum indices of their ends and their lengths."""
+    half = side_px / 2
+    edge = 0.35 * side_px
+    mid = (n - 1) / 2
+    c = np.arange(max(half, mid - reach), min(n - half, mid + reach) + 1e-9, 0.5)
+
+    def ends(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         ia = np.clip(np.round(a), 0, n).astype(int)
         ib = np.clip(np.round(b), 0, n).astype(int)
-        return (cs[ib] - cs[ia]) / np.maximum(1, ib - ia)
+        return ia, ib, np.maximum(1, ib - ia).astype(float)
 
-    v = box(c - half, c + half) - 0.5 * (box(c - half - edge, c - half)
-                                         + box(c + half, c + half + edge))
-    return float(c[int(np.argmax(v))])
+    return (c, *ends(c - half, c + half), *ends(c - half - edge, c - half),
+            *ends(c + half, c + half + edge))
 
 
 def read_token(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
@@ -391,9 +485,9 @@ def _read_scores(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
     half = side_mm * STICKER_RATE / 2 + 2.0
     side_px = side_mm * PATCH_PPM
     at = at_mm
+    half_angle = _angle_patch_mm(side_mm)
     for _ in range(2):
-        patch, P = _patch(gray, pose, at, half)
-        theta = _angle(patch, 0.6 * side_px)
+        theta = _angle(_patch(gray, pose, at, half_angle)[0], 0.6 * side_px)
         patch, P = _patch(gray, pose, at, half, theta)
         n = patch.shape[0]
         dark = 255.0 - patch
@@ -413,13 +507,12 @@ def _read_scores(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
             break
     cell = side_px / 6
     integral = cv2.integral(patch, sdepth=cv2.CV_64F)
-    bank, ids, blurs = _bank(side_mm)
+    bank, rows, blurs = _bank(side_mm)
     # Only blurs the camera can produce at this scale: 0.25-2 px of the frame.
     scale = pose.px_per_mm(at)
     ok = (blurs >= 0.25 / scale - 0.2) & (blurs <= 2.0 / scale + 0.2)
-    bank, ids = bank[ok], ids[ok]
+    bank, rows = bank[ok], rows[ok]
     best_read: tuple[float, np.ndarray, float, float, float] | None = None
-    rows = np.array([_ID_INDEX[int(t)] for t in ids])
     # Read at the estimated pose; when that is not clear, try small corrections of the
     # angle and centre and keep the clearest read.
     tries = [(0.0, 0.0, 0.0)] + [(dt, ddx, ddy) for dt in (-0.05, 0.0, 0.05)
@@ -432,7 +525,8 @@ def _read_scores(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
             _LAST["off"] = _LAST.get("off", 0) + 1
             continue
         border, ring = obs[_BORDER], np.sort(obs[36:])
-        black, white = float(np.median(border)), float(ring[6:].mean())
+        mid = np.partition(border, _MEDIAN)[_MEDIAN[0]:]  # its two middle values
+        black, white = float(mid[0] + mid[1]) / 2, float(ring[6:].mean())
         if white - black < 20:
             _LAST["contrast"] = white - black
             continue  # no dark square on a white sticker
@@ -478,6 +572,7 @@ def _grid_points(cell: float) -> np.ndarray:
 
 _INNER = np.array([i * 6 + j for i in range(1, 5) for j in range(1, 5)])
 _BORDER = np.array([i * 6 + j for i in range(6) for j in range(6) if i in (0, 5) or j in (0, 5)])
+_MEDIAN = [len(_BORDER) // 2 - 1, len(_BORDER) // 2]  # the middle of the 20 border cells
 
 
 def _sample_cells(integral: np.ndarray, cx: float, cy: float, cell: float,
@@ -505,7 +600,8 @@ def _sample_cells(integral: np.ndarray, cx: float, cy: float, cell: float,
 def _bank(side_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What the 48 grid samples of every token code look like under several blurs.
 
-    Rows are zero mean and unit norm (for a correlation); with each row's id and blur (mm).
+    Rows are zero mean and unit norm (for a correlation); with each row's id (its index in
+    ``TOKEN_IDS``) and blur (mm).
     """
     side_px = side_mm * PATCH_PPM
     cell = side_px / 6
@@ -531,7 +627,7 @@ def _bank(side_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 assert obs is not None
                 v = obs[_INNER] - obs[_INNER].mean()
                 rows.append(v / np.linalg.norm(v))
-                ids.append(tid)
+                ids.append(_ID_INDEX[tid])
                 blurs.append(sigma_mm)
     return np.array(rows), np.array(ids), np.array(blurs)
 
