@@ -26,10 +26,12 @@ AREA_MARGIN_DICE = 1.0
 
 @dataclass(frozen=True)
 class DiceRegion:
-    """Where to read dice in a frame: ``roi`` (x, y, w, h px) and the die's side in px."""
+    """Where to read dice in a frame: ``roi`` (x, y, w, h px), the die's side in px and
+    the dice area with its margin as a polygon in frame px (4 x 2)."""
 
     roi: tuple[int, int, int, int]
     die_px: float
+    area_px: np.ndarray
 
 
 def dice_region(board: Board, pose: BoardPose, frame_size: tuple[int, int],
@@ -60,7 +62,7 @@ def dice_region(board: Board, pose: BoardPose, frame_size: tuple[int, int],
               + float(np.linalg.norm(probe[3] - probe[2]))) / 2
     if not np.isfinite(die_px) or die_px <= 0:
         return None
-    return DiceRegion((x0, y0, x1 - x0, y1 - y0), die_px)
+    return DiceRegion((x0, y0, x1 - x0, y1 - y0), die_px, px)
 
 
 def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm: float = 16.0,
@@ -76,7 +78,9 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     region = dice_region(board, pose, (w, h), die_mm)
     if region is None:
         return reader.read(frame)
-    found = reader.read(frame, region.roi, die_px=region.die_px)
+    # The dice area is plain (nothing printed inside): the detector need only look
+    # round what stands out there (``vision.dice.spots``).
+    found = reader.read(frame, region.roi, die_px=region.die_px, plain=region.area_px)
     if not found:
         return found
     assert board.dice_area_mm is not None

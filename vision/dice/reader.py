@@ -19,6 +19,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.dice.spots import busy_windows
+
 MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "dice.onnx"
 CLS_MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "dice_cls.onnx"
 
@@ -129,7 +131,8 @@ class DiceReader:
         self.sized_det_threshold = 0.4
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
-             die_px: float | None = None) -> list[DieReading]:
+             die_px: float | None = None,
+             plain: np.ndarray | None = None) -> list[DieReading]:
         """The dice in ``frame`` (BGR, grey or BGRA ``uint8``), optionally within ``roi``.
 
         ``roi`` is ``(x, y, w, h)`` in frame pixels; it is clipped to the frame.
@@ -137,11 +140,14 @@ class DiceReader:
         board), is the side of a die's top face in frame pixels: the region is
         then scaled so dice are ``die_target`` pixels for the detector (small
         dice enlarged, large ones shrunk) instead of capping it at
-        ``work_side``. Centres are always in full-frame pixels, sorted top to
-        bottom. An empty frame or region gives an empty list; anything that is
-        not an image array raises ``ValueError``.
+        ``work_side``. With ``die_px``, ``plain`` (a polygon, N x 2 frame pixels)
+        is where the dice lie on a plain surface (a dice tray, the board's dice
+        area): the detector then looks only round the spots that stand out from
+        it (``vision.dice.spots``), or at the whole region when too much does.
+        Centres are always in full-frame pixels, sorted top to bottom. An empty frame or region gives an empty list;
+        anything that is not an image array raises ``ValueError``.
         """
-        return [self.decide(c) for c in self.candidates(frame, roi, die_px=die_px)
+        return [self.decide(c) for c in self.candidates(frame, roi, die_px=die_px, plain=plain)
                 if c.not_die < self.not_die_threshold]
 
     def decide(self, c: Candidate) -> DieReading:
@@ -154,7 +160,8 @@ class DiceReader:
         return DieReading(value, (c.cx, c.cy), round(c.score * p, 4))
 
     def candidates(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
-                   die_px: float | None = None) -> list[Candidate]:
+                   die_px: float | None = None,
+                   plain: np.ndarray | None = None) -> list[Candidate]:
         """All die proposals above ``det_threshold`` with their outcome probabilities."""
         if die_px is not None and not (math.isfinite(die_px) and die_px > 0):
             raise ValueError(f"die_px must be a positive number of pixels, not {die_px!r}")
@@ -182,9 +189,16 @@ class DiceReader:
                                interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR)
             if min(small.shape[:2]) < self.min_side:
                 return []
-        out = self._forward(small) if die_px is None else self._forward_sized(small)
-        props = self._proposals(out, small.shape[1], small.shape[0],
-                                None if die_px is None else self.sized_det_threshold)
+        windows = None
+        if die_px is not None and plain is not None:
+            within = (np.asarray(plain, float).reshape(-1, 2) - (ox, oy)) * scale
+            windows = busy_windows(small, die_px * scale, within=within)
+        if windows is not None:
+            props = self._proposals_in(small, windows)
+        else:
+            out = self._forward(small) if die_px is None else self._forward_sized(small)
+            props = self._proposals(out, small.shape[1], small.shape[0],
+                                    None if die_px is None else self.sized_det_threshold)
         if self.large_pass and die_px is None and min(small.shape[:2]) >= 128:
             props = self._with_large_dice(small, props)
         if not props:
@@ -241,6 +255,20 @@ class DiceReader:
                     math.hypot(p[0] - q[0], p[1] - q[1]) > 0.6 * q[2] for q in large)] + large
         return props
 
+    def _proposals_in(self, small: np.ndarray,
+                      windows: list[tuple[int, int, int, int]]) -> list[_Proposal]:
+        """The detector's proposals in windows of a region scaled by ``die_px``, in the
+        region's pixels; a die seen in two overlapping windows is kept once."""
+        props: list[_Proposal] = []
+        ph, pw = (-small.shape[0]) % _ALIGN, (-small.shape[1]) % _ALIGN
+        if ph or pw:  # the windows lie in the region padded to the detector's stride
+            small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+        for x, y, w, h in windows:
+            out = self._forward_sized(small[y:y + h, x:x + w], _ALIGN)
+            props += [(cx + x, cy + y, size, score, probs) for cx, cy, size, score, probs in
+                      self._proposals(out, w, h, self.sized_det_threshold)]
+        return _one_per_die(props)
+
     def _classify(self, crops: list[np.ndarray]) -> np.ndarray:
         """Classifier probabilities, one row per crop."""
         n = len(crops)
@@ -269,12 +297,12 @@ class DiceReader:
             out = self._nets[level].forward()
         return np.asarray(out)[0]
 
-    def _forward_sized(self, img: np.ndarray) -> np.ndarray:
+    def _forward_sized(self, img: np.ndarray, bucket: int = _BUCKET) -> np.ndarray:
         """The detector on a region scaled by ``die_px``: padded up to a multiple of
-        ``_BUCKET`` pixels, with one network instance per padded shape (the last
+        ``bucket`` pixels, with one network instance per padded shape (the last
         few kept), so a camera that keeps its pose never makes OpenCV re-plan."""
         h, w = img.shape[:2]
-        ph, pw = (-h) % _BUCKET, (-w) % _BUCKET
+        ph, pw = (-h) % bucket, (-w) % bucket
         if ph or pw:
             img = cv2.copyMakeBorder(img, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
         key = img.shape[:2]
@@ -309,14 +337,18 @@ class DiceReader:
             cx = min(max(cx, 0.0), w - 1.0)
             cy = min(max(cy, 0.0), h - 1.0)
             props.append((float(cx), float(cy), size, float(heat[iy, ix]), probs))
-        # Two peaks on one die: keep the stronger one when the weaker one's centre
-        # lies within half a die of it.
-        props.sort(key=lambda p: -p[3])
-        kept: list[_Proposal] = []
-        for p in props:
-            if all(math.hypot(p[0] - k[0], p[1] - k[1]) > 0.5 * max(p[2], k[2]) for k in kept):
-                kept.append(p)
-        return kept
+        return _one_per_die(props)
+
+
+def _one_per_die(props: list[_Proposal]) -> list[_Proposal]:
+    """Two peaks on one die: the stronger one is kept when the weaker one's centre lies
+    within half a die of it. Strongest first."""
+    props = sorted(props, key=lambda p: -p[3])
+    kept: list[_Proposal] = []
+    for p in props:
+        if all(math.hypot(p[0] - k[0], p[1] - k[1]) > 0.5 * max(p[2], k[2]) for k in kept):
+            kept.append(p)
+    return kept
 
 
 def _blob(img: np.ndarray) -> np.ndarray:
