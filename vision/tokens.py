@@ -519,37 +519,36 @@ def _read_scores(gray: np.ndarray, pose: BoardPose, at_mm: tuple[float, float],
                                  for ddx, ddy in ((0, 0), (-0.15, 0), (0.15, 0), (0, -0.15),
                                                   (0, 0.15)) if (dt, ddx, ddy) != (0, 0, 0)]
     _LAST.clear()
-    for dt, ddx, ddy in tries:
-        obs = _sample_cells(integral, cx + ddx * cell, cy + ddy * cell, cell, dt)
-        if obs is None:
-            _LAST["off"] = _LAST.get("off", 0) + 1
-            continue
-        border, ring = obs[_BORDER], np.sort(obs[36:])
-        mid = np.partition(border, _MEDIAN)[_MEDIAN[0]:]  # its two middle values
-        black, white = float(mid[0] + mid[1]) / 2, float(ring[6:].mean())
-        if white - black < 20:
-            _LAST["contrast"] = white - black
-            continue  # no dark square on a white sticker
-        dark_border = int(np.count_nonzero(border - black < 0.5 * (white - black)))
-        if dark_border < 0.8 * len(border):
-            _LAST["border"] = dark_border
-            continue  # no dark border all round: not a marker
-        if (ring[2] - black) / (white - black) < MIN_RING_WHITE:
-            _LAST["ring"] = float((ring[2] - black) / (white - black))
-            continue  # the sticker is not white all round: a hand or a rider over it
-        v = obs[_INNER] - obs[_INNER].mean()
-        norm = float(np.linalg.norm(v))
-        if norm < 1e-6:
-            continue
-        scores = bank @ (v / norm)  # correlation with every code under every blur
-        b = int(np.argmax(scores))
-        if best_read is None or scores[b] > best_read[0]:
-            per_id = np.full(len(TOKEN_IDS), -1.0)
-            np.maximum.at(per_id, rows, scores)
-            best_read = (float(scores[b]), per_id, cx + ddx * cell, cy + ddy * cell, theta + dt)
-            second = float(np.sort(per_id)[-2])
-            if best_read[0] > 0.95 and best_read[0] - second > 0.2:
-                break  # clear enough
+    # The first pose alone (most reads are clear there), then the corrections at once.
+    for batch in (tries[:1], tries[1:]):
+        dts = np.array([t[0] for t in batch])
+        xs = cx + np.array([t[1] for t in batch]) * cell
+        ys = cy + np.array([t[2] for t in batch]) * cell
+        obs, inside = _sample_many(integral, xs, ys, cell, dts)
+        fails, scores = _judge(obs, bank)
+        done = False
+        for k in range(len(batch)):
+            if not inside[k]:
+                _LAST["off"] = _LAST.get("off", 0) + 1
+                continue
+            fail = fails[k]
+            if fail is not None:
+                _LAST[fail[0]] = fail[1]
+                continue
+            if scores is None or not np.isfinite(scores[k, 0]):
+                continue
+            b = int(np.argmax(scores[k]))
+            if best_read is None or scores[k, b] > best_read[0]:
+                per_id = np.full(len(TOKEN_IDS), -1.0)
+                np.maximum.at(per_id, rows, scores[k])
+                best_read = (float(scores[k, b]), per_id, float(xs[k]), float(ys[k]),
+                             theta + float(dts[k]))
+                second = float(np.sort(per_id)[-2])
+                if best_read[0] > 0.95 and best_read[0] - second > 0.2:
+                    done = True  # clear enough
+                    break
+        if done:
+            break
     if best_read is None:
         return None
     _, per_id, fx, fy, turn = best_read
@@ -594,6 +593,57 @@ def _sample_cells(integral: np.ndarray, cx: float, cy: float, cell: float,
     x0, x1, y0, y1 = xi - r, xi + r + 1, yi - r, yi + r + 1
     tot = integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
     return np.asarray(tot / float((2 * r + 1) ** 2))
+
+
+def _sample_many(integral: np.ndarray, cxs: np.ndarray, cys: np.ndarray, cell: float,
+                 turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_sample_cells` for several grid poses at once: (T, 48) means and which
+    poses lie inside the patch (the others' rows are meaningless)."""
+    n = integral.shape[0] - 1
+    r = max(1, int(cell * 0.25))
+    pts = _grid_points(cell)
+    c, s = np.cos(turns)[:, None], np.sin(turns)[:, None]
+    xi = np.round(cxs[:, None] + (pts[None, :, 0] * c - pts[None, :, 1] * s)).astype(int)
+    yi = np.round(cys[:, None] + (pts[None, :, 0] * s + pts[None, :, 1] * c)).astype(int)
+    inside = ((xi.min(1) >= r) & (yi.min(1) >= r) & (xi.max(1) < n - r) & (yi.max(1) < n - r))
+    xi, yi = np.clip(xi, r, n - r - 1), np.clip(yi, r, n - r - 1)
+    x0, x1, y0, y1 = xi - r, xi + r + 1, yi - r, yi + r + 1
+    tot = integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
+    return tot / float((2 * r + 1) ** 2), inside
+
+
+def _judge(obs: np.ndarray, bank: np.ndarray,
+           ) -> tuple[list[tuple[str, float] | None], np.ndarray | None]:
+    """For each row of grid samples (T, 48): why it is no marker (a reason and its value,
+    or None when it is one: a dark square on a white sticker, a dark border all round,
+    a white ring all round) and its correlation with every row of ``bank`` (NaN where
+    its inner cells are flat)."""
+    border = obs[:, _BORDER]
+    ring = np.sort(obs[:, 36:], axis=1)
+    mid = np.partition(border, _MEDIAN, axis=1)[:, _MEDIAN]
+    black = (mid[:, 0] + mid[:, 1]) / 2
+    white = ring[:, 6:].mean(axis=1)
+    span = white - black
+    dark_border = np.count_nonzero(border - black[:, None] < 0.5 * span[:, None], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ring_white = (ring[:, 2] - black) / span
+    fails: list[tuple[str, float] | None] = []
+    for k in range(len(obs)):
+        if span[k] < 20:
+            fails.append(("contrast", float(span[k])))
+        elif dark_border[k] < 0.8 * border.shape[1]:
+            fails.append(("border", float(dark_border[k])))
+        elif ring_white[k] < MIN_RING_WHITE:
+            fails.append(("ring", float(ring_white[k])))
+        else:
+            fails.append(None)
+    if all(f is not None for f in fails):
+        return fails, None
+    v = obs[:, _INNER] - obs[:, _INNER].mean(axis=1, keepdims=True)
+    norm = np.linalg.norm(v, axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        unit = np.where(norm >= 1e-6, v / norm, np.nan)
+    return fails, unit @ bank.T
 
 
 @lru_cache(maxsize=4)
