@@ -30,6 +30,8 @@ _UNREADABLE = 6
 _NOT_DIE = 7
 _BUCKET = 128  # with die_px, regions are padded to multiples of this (see _forward_sized)
 _SIZED_NETS = 4
+_CLS_BATCH = 4  # classifier batches are padded to multiples of this (see _classify)
+_CLS_NETS = 8
 _MANY = 8  # with more dice than this, at most 2 classifier views each (time)
 _LARGE = 100.0  # die size (detector-input px) from which the half-scale pass is trusted
 _Proposal = tuple[float, float, float, float, np.ndarray]  # cx, cy, size, score, probs
@@ -101,9 +103,11 @@ class DiceReader:
         self._det_path = path
         self._sized_nets: dict[tuple[int, int], cv2.dnn.Net] = {}  # see _forward_sized
         self._cls_path = cls_path
-        # Classifier instances by batch size (powers of two): a fixed input
-        # shape per instance spares OpenCV re-planning the network every call.
-        self._cls_nets: dict[int, cv2.dnn.Net] = {4: cv2.dnn.readNetFromONNX(str(cls_path))}
+        # Classifier instances by batch size (multiples of _CLS_BATCH, the last
+        # _CLS_NETS used kept): a fixed input shape per instance spares OpenCV
+        # re-planning the network every call.
+        self._cls_nets: dict[int, cv2.dnn.Net] = {
+            _CLS_BATCH: cv2.dnn.readNetFromONNX(str(cls_path))}
         self._lock = threading.Lock()
         self.work_side = work_side
         self.det_threshold = det_threshold
@@ -272,15 +276,16 @@ class DiceReader:
     def _classify(self, crops: list[np.ndarray]) -> np.ndarray:
         """Classifier probabilities, one row per crop."""
         n = len(crops)
-        batch = 4
-        while batch < n:
-            batch *= 2
+        batch = max(1, math.ceil(n / _CLS_BATCH)) * _CLS_BATCH
         crops = crops + [crops[0]] * (batch - n)
         blob = cv2.dnn.blobFromImages(crops, 1.0 / 255.0)
         with self._lock:
-            net = self._cls_nets.get(batch)
+            net = self._cls_nets.pop(batch, None)
             if net is None:
-                net = self._cls_nets[batch] = cv2.dnn.readNetFromONNX(str(self._cls_path))
+                net = cv2.dnn.readNetFromONNX(str(self._cls_path))
+                if len(self._cls_nets) >= _CLS_NETS:
+                    self._cls_nets.pop(next(iter(self._cls_nets)))
+            self._cls_nets[batch] = net  # most recently used last
             net.setInput(blob)
             out = np.asarray(net.forward()).reshape(batch, -1)
         return out[:n]
