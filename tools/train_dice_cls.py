@@ -104,6 +104,77 @@ def make_synth(n: int, seed: int, max_size: float, unreadable_rate: float) -> li
     return out
 
 
+def make_table(n: int, seed: int, negatives: int = 6) -> list[Item]:
+    """Crops of the table renderer's dice (``vision.synth.table_scene``: the demo board
+    under a random camera, 6 dice of one style in or near the dice area) and of what
+    is around them on that board ("not a die": the dice area's dashed line, the
+    track's start dots, numbers, riders). Only a patch around each crop is kept.
+
+    A die's size is the side of its top face in pixels as the camera sees it, times
+    1.2: what the detector proposes for these dice on average (1.0-1.6x)."""
+    from vision.render import render_board
+    from vision.synth import demo_board, random_riders, table_scene
+
+    board = demo_board()
+    ppm = 2.5
+    board_img = render_board(board, ppm)
+    rng = np.random.default_rng(seed)
+    spaces = np.array([s.center_mm for s in board.spaces.values()], float)
+    bw, bh = board.size_mm
+    out: list[Item] = []
+
+    def patch(img: np.ndarray, x: float, y: float, size: float, c: int) -> None:
+        h, w = img.shape[:2]
+        r = int(2.5 * size) + 2
+        x0, y0 = max(0, int(x) - r), max(0, int(y) - r)
+        x1, y1 = min(w, int(x) + r), min(h, int(y) + r)
+        if x1 - x0 > size and y1 - y0 > size:
+            out.append((np.ascontiguousarray(img[y0:y1, x0:x1]), x - x0, y - y0, size, c))
+
+    for _ in range(n):
+        die_mm = float(rng.uniform(14.0, 18.0))
+        sc = table_scene(board, random_riders(board, rng, int(rng.integers(0, 17))), rng=rng,
+                         n_dice=6, die_mm=die_mm, dice_in_area=bool(rng.random() < 0.8),
+                         board_image=board_img, board_px_per_mm=ppm)
+        hom = sc.camera.homography(-die_mm)
+        sizes = []
+        for d in sc.dice:
+            x, y = d.center_mm
+            e = die_mm / 2
+            q = np.array([[x - e, y - e, 1], [x + e, y - e, 1], [x + e, y + e, 1],
+                          [x - e, y + e, 1]], float) @ hom.T
+            q = q[:, :2] / q[:, 2:3]
+            area = 0.5 * abs(float(np.dot(q[:, 0], np.roll(q[:, 1], 1))
+                                   - np.dot(q[:, 1], np.roll(q[:, 0], 1))))
+            size = 1.2 * math.sqrt(area)
+            sizes.append(size)
+            patch(sc.image, d.center[0], d.center[1], size, d.value - 1)
+        size0 = float(np.mean(sizes)) if sizes else 1.2 * die_mm * sc.params["px_per_mm"]
+        # "Not a die": half on the board anywhere in the frame, half near the dice or a
+        # space (start dots and numbers are printed there).
+        flat = sc.camera.homography(0.0)
+        h, w = sc.image.shape[:2]
+        for k in range(negatives):
+            for _try in range(20):
+                if k % 2:
+                    u, v = rng.uniform(0, bw), rng.uniform(0, bh)
+                elif k % 4 == 0 and sc.dice:
+                    d = sc.dice[int(rng.integers(0, len(sc.dice)))]
+                    u, v = d.center_mm[0] + rng.normal(0, 30), d.center_mm[1] + rng.normal(0, 30)
+                else:
+                    u, v = spaces[int(rng.integers(0, len(spaces)))] + rng.normal(0, 8, 2)
+                p = flat @ np.array([u, v, 1.0])
+                px, py = p[0] / p[2], p[1] / p[2]
+                s = size0 * float(rng.uniform(0.7, 1.4))
+                if not (s < px < w - s and s < py < h - s):
+                    continue
+                if all(math.hypot(px - d.center[0], py - d.center[1]) > 0.9 * max(s, size0)
+                       for d in sc.dice):
+                    patch(sc.image, px, py, s, 7)
+                    break
+    return out
+
+
 def crop_aug(item: Item, rng: random.Random) -> np.ndarray:
     img, cx, cy, size, c = item
     size = size * math.exp(rng.uniform(-0.2, 0.2))
@@ -160,6 +231,12 @@ def main() -> int:
     ap.add_argument("--arch", choices=["small", "wide"], default="small")
     ap.add_argument("--real-weight", type=float, default=0.6,
                     help="share of each batch taken from the real photographs")
+    ap.add_argument("--table", type=int, default=0,
+                    help="table renderer scenes (vision.synth) whose dice and board join the synthetic crops")
+    ap.add_argument("--table-weight", type=float, default=0.1,
+                    help="share of each batch taken from the table scenes' crops (with --table)")
+    ap.add_argument("--hard", type=float, default=0.0,
+                    help="share of the real crops drawn by their running loss (hard ones more often)")
     ap.add_argument("--hue", type=float, default=AUG["hue"], help="share of crops with their hue turned")
     ap.add_argument("--invert", type=float, default=AUG["invert"], help="share of crops inverted")
     args = ap.parse_args()
@@ -172,13 +249,17 @@ def main() -> int:
     t0 = time.time()
     real = items_from(load_real(args.data, args.val), 3, rng)
     syn = items_from(make_synth(args.synth, args.seed + 7, 150.0, 0.3), 2, rng)
-    print(f"real crops {len(real)}, synthetic {len(syn)} ({time.time() - t0:.0f}s)", flush=True)
+    table = make_table(args.table, args.seed + 11) if args.table else []
+    print(f"real crops {len(real)}, synthetic {len(syn)}, table {len(table)} "
+          f"({time.time() - t0:.0f}s)", flush=True)
     net = ClsNet(args.arch)
     if args.init:
         net.load_state_dict(torch.load(args.init))
     if args.init_onnx:
         init_from_onnx(net, args.init_onnx)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    hardness = np.ones(len(real))  # see --hard
+    np_rng = np.random.default_rng(args.seed)
     budget = args.minutes * 60
     t0 = time.time()
     step = 0
@@ -190,13 +271,24 @@ def main() -> int:
         for g in opt.param_groups:
             g["lr"] = max(lr, 3e-5)
         nsyn = round(args.batch * (1.0 - args.real_weight))
-        picks = [rng.choice(real) for _ in range(args.batch - nsyn)] + \
-            [rng.choice(syn) for _ in range(nsyn)]
+        ntab = min(nsyn, round(args.batch * args.table_weight)) if table else 0
+        nreal = args.batch - nsyn
+        nhard = round(nreal * args.hard)
+        ridx = [rng.randrange(len(real)) for _ in range(nreal - nhard)]
+        if nhard:
+            ridx += [int(i) for i in np_rng.choice(len(real), nhard, p=hardness / hardness.sum())]
+        picks = [real[i] for i in ridx] + \
+            [rng.choice(syn) for _ in range(nsyn - ntab)] + [rng.choice(table) for _ in range(ntab)]
         x = torch.from_numpy(np.stack([crop_aug(it, rng) for it in picks]).astype(np.float32))
         y = torch.tensor([it[4] for it in picks])
         train_mode(net, args.init_onnx is not None)
         out = net(x).flatten(1)
-        loss = F.cross_entropy(out, y, label_smoothing=0.05)
+        each = F.cross_entropy(out, y, label_smoothing=0.05, reduction="none")
+        loss = each.mean()
+        if nhard:  # running loss of each real crop: the hard ones are drawn more often
+            got = each.detach().numpy()[:nreal]
+            for i, v in zip(ridx, got, strict=True):
+                hardness[i] = 0.7 * hardness[i] + 0.3 * (min(float(v), 3.0) + 0.05)
         opt.zero_grad()
         loss.backward()
         opt.step()
