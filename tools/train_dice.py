@@ -214,12 +214,7 @@ def make_table(n: int, seed: int, die_target: float = 40.0) -> list[Sample]:
         x1, y1 = min(sc.image.shape[1], x1), min(sc.image.shape[0], y1)
         dice = []
         for d in sc.dice:
-            cx, cy = d.center_mm
-            s = d.size_mm / 2
-            top = cam.project(np.array([[cx - s, cy - s, -d.size_mm], [cx + s, cy - s, -d.size_mm],
-                                        [cx + s, cy + s, -d.size_mm], [cx - s, cy + s, -d.size_mm]]))
-            side = float(np.linalg.norm(top - np.roll(top, 1, axis=0), axis=1).mean())
-            dice.append((d.center[0] - x0, d.center[1] - y0, d.value - 1, side))
+            dice.append((d.center[0] - x0, d.center[1] - y0, d.value - 1, sc.die_side_px(d)))
         if not dice or x1 - x0 < 64 or y1 - y0 < 64:
             continue
         scale = die_target / float(np.mean([d[3] for d in dice]))

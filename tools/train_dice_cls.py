@@ -110,8 +110,9 @@ def make_table(n: int, seed: int, negatives: int = 6) -> list[Item]:
     is around them on that board ("not a die": the dice area's dashed line, the
     track's start dots, numbers, riders). Only a patch around each crop is kept.
 
-    A die's size is the side of its top face in pixels as the camera sees it, times
-    1.2: what the detector proposes for these dice on average (1.0-1.6x)."""
+    A die's size is the side of its top face in pixels as the camera sees it
+    (``Scene.die_side_px``), times 1.2: what the detector proposes for these dice on
+    average (1.0-1.6x)."""
     from vision.render import render_board
     from vision.synth import demo_board, random_riders, table_scene
 
@@ -136,17 +137,9 @@ def make_table(n: int, seed: int, negatives: int = 6) -> list[Item]:
         sc = table_scene(board, random_riders(board, rng, int(rng.integers(0, 17))), rng=rng,
                          n_dice=6, die_mm=die_mm, dice_in_area=bool(rng.random() < 0.8),
                          board_image=board_img, board_px_per_mm=ppm)
-        hom = sc.camera.homography(-die_mm)
         sizes = []
         for d in sc.dice:
-            x, y = d.center_mm
-            e = die_mm / 2
-            q = np.array([[x - e, y - e, 1], [x + e, y - e, 1], [x + e, y + e, 1],
-                          [x - e, y + e, 1]], float) @ hom.T
-            q = q[:, :2] / q[:, 2:3]
-            area = 0.5 * abs(float(np.dot(q[:, 0], np.roll(q[:, 1], 1))
-                                   - np.dot(q[:, 1], np.roll(q[:, 0], 1))))
-            size = 1.2 * math.sqrt(area)
+            size = 1.2 * sc.die_side_px(d)
             sizes.append(size)
             patch(sc.image, d.center[0], d.center[1], size, d.value - 1)
         size0 = float(np.mean(sizes)) if sizes else 1.2 * die_mm * sc.params["px_per_mm"]

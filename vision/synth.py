@@ -98,6 +98,14 @@ class Scene:
     def board_to_image(self) -> np.ndarray:
         return self.camera.homography(0.0)
 
+    def die_side_px(self, die: SynthDie) -> float:
+        """The mean side of ``die``'s top face in image px, as the camera sees it."""
+        x, y = die.center_mm
+        s, z = die.size_mm / 2, -die.size_mm
+        top = self.camera.project(np.array([[x - s, y - s, z], [x + s, y - s, z],
+                                            [x + s, y + s, z], [x - s, y + s, z]]))
+        return float(np.linalg.norm(top - np.roll(top, 1, axis=0), axis=1).mean())
+
 
 def random_riders(board: Board, rng: np.random.Generator, n: int = 16,
                   riders: tuple[int, ...] = RIDERS) -> dict[int, str]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
+import pytest
 
 from companion.boards import parse_board
 from vision.markers import detect, to_gray
@@ -77,6 +80,24 @@ def test_camera_homography_matches_projection() -> None:
     H10 = cam.homography(-10.0)
     c = (H10 @ np.c_[pts, np.ones(3)].T).T
     assert np.allclose(c[:, :2] / c[:, 2:], cam.project(np.c_[pts, np.full(3, -10.0)]), atol=1e-6)
+
+
+def test_die_side_px_is_the_top_face_seen_by_the_camera() -> None:
+    """The side of a die's top face in px: through the plane of the top face
+    (``homography(-size)``), larger than the same square on the table, and growing
+    with the die."""
+    sc = table_scene(BOARD, {}, rng=np.random.default_rng(5), size=SIZE, n_dice=2, die_mm=16.0)
+    for d in sc.dice:
+        x, y = d.center_mm
+        sq = np.array([[x - 8, y - 8, 1], [x + 8, y - 8, 1], [x + 8, y + 8, 1], [x - 8, y + 8, 1]])
+        top = (sc.camera.homography(-16.0) @ sq.T).T
+        top = top[:, :2] / top[:, 2:]
+        side = np.linalg.norm(top - np.roll(top, 1, axis=0), axis=1).mean()
+        assert sc.die_side_px(d) == pytest.approx(side, rel=1e-9)
+        flat = (sc.camera.homography(0.0) @ sq.T).T
+        flat = flat[:, :2] / flat[:, 2:]
+        assert sc.die_side_px(d) > np.linalg.norm(flat - np.roll(flat, 1, axis=0), axis=1).mean()
+        assert sc.die_side_px(replace(d, size_mm=24.0)) > sc.die_side_px(d)
 
 
 def test_dice_look_like_dice() -> None:

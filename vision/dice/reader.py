@@ -15,6 +15,7 @@ import math
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -35,6 +36,7 @@ _CLS_NETS = 8
 _MANY = 8  # with more dice than this, at most 2 classifier views each (time)
 _LARGE = 100.0  # die size (detector-input px) from which the half-scale pass is trusted
 _Proposal = tuple[float, float, float, float, np.ndarray]  # cx, cy, size, score, probs
+_K = TypeVar("_K")  # a network cache's key: an input shape
 _VIEWS = [(0.0, False), (90.0, True), (180.0, False), (270.0, True)]
 
 #: Face crops for the classifier: CLS_SIZE pixels square, covering CLS_FACTOR
@@ -280,12 +282,7 @@ class DiceReader:
         crops = crops + [crops[0]] * (batch - n)
         blob = cv2.dnn.blobFromImages(crops, 1.0 / 255.0)
         with self._lock:
-            net = self._cls_nets.pop(batch, None)
-            if net is None:
-                net = cv2.dnn.readNetFromONNX(str(self._cls_path))
-                if len(self._cls_nets) >= _CLS_NETS:
-                    self._cls_nets.pop(next(iter(self._cls_nets)))
-            self._cls_nets[batch] = net  # most recently used last
+            net = _recent_net(self._cls_nets, batch, self._cls_path, _CLS_NETS)
             net.setInput(blob)
             out = np.asarray(net.forward()).reshape(batch, -1)
         return out[:n]
@@ -313,12 +310,7 @@ class DiceReader:
         key = img.shape[:2]
         blob = _blob(img)
         with self._lock:
-            net = self._sized_nets.pop(key, None)
-            if net is None:
-                net = cv2.dnn.readNetFromONNX(str(self._det_path))
-                if len(self._sized_nets) >= _SIZED_NETS:
-                    self._sized_nets.pop(next(iter(self._sized_nets)))
-            self._sized_nets[key] = net  # most recently used last
+            net = _recent_net(self._sized_nets, key, self._det_path, _SIZED_NETS)
             net.setInput(blob)
             out = net.forward()
         return np.asarray(out)[0]
@@ -343,6 +335,18 @@ class DiceReader:
             cy = min(max(cy, 0.0), h - 1.0)
             props.append((float(cx), float(cy), size, float(heat[iy, ix]), probs))
         return _one_per_die(props)
+
+
+def _recent_net(nets: dict[_K, cv2.dnn.Net], key: _K, path: Path, keep: int) -> cv2.dnn.Net:
+    """The network instance for one input shape ``key`` from ``nets`` (most recently
+    used last), loaded from ``path`` when missing; at most ``keep`` instances stay."""
+    net = nets.pop(key, None)
+    if net is None:
+        net = cv2.dnn.readNetFromONNX(str(path))
+        if len(nets) >= keep:
+            nets.pop(next(iter(nets)))
+    nets[key] = net
+    return net
 
 
 def _one_per_die(props: list[_Proposal]) -> list[_Proposal]:
