@@ -156,7 +156,10 @@ def train_mode(net: nn.Module, frozen_bn: bool) -> None:
 Sample = tuple[np.ndarray, list[tuple[float, float, int, float]]]  # img, (cx, cy, cls, size)
 
 
-def load_real(data_dir: Path, keep_val: bool) -> list[Sample]:
+def load_real(data_dir: Path, keep_val: bool,
+              weights: dict[str, int] | None = None) -> list[Sample]:
+    """The dev photos (without the val part when ``keep_val``) with their labels; a set
+    named in ``weights`` is in the list that many times (drawn that much more often)."""
     out: list[Sample] = []
     for set_dir in list_sets(data_dir):
         for p in list_images(set_dir, "dev"):
@@ -171,7 +174,7 @@ def load_real(data_dir: Path, keep_val: bool) -> list[Sample]:
                 x0, y0, x1, y1 = d.box
                 dice.append(((x0 + x1) / 2, (y0 + y1) / 2, d.value - 1,
                              max(x1 - x0, y1 - y0)))
-            out.append((img, dice))
+            out.extend([(img, dice)] * (weights or {}).get(set_dir.name, 1))
     return out
 
 
@@ -388,6 +391,8 @@ def main() -> int:
                     help="train only the layers after the backbone for this long first")
     ap.add_argument("--frozen-bn", action="store_true",
                     help="keep the batch norms frozen (a --init .pt trained with them frozen)")
+    ap.add_argument("--set-weight", action="append", default=[], metavar="SET=N",
+                    help="draw the photos of SET N times as often (repeatable)")
     ap.add_argument("--export-only", action="store_true", help="export an untrained net")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
@@ -424,7 +429,8 @@ def main() -> int:
         export(net, args.out)
         return 0
     t0 = time.time()
-    real = load_real(args.data, args.val)
+    weights = {k: int(v) for k, v in (w.split("=") for w in args.set_weight)}
+    real = load_real(args.data, args.val, weights)
     syn = make_synth(args.synth, args.seed + 1, args.synth_max_size, touching_rate=args.touching)
     if args.table:
         syn += make_table(args.table, args.seed + 2)

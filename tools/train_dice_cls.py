@@ -1,18 +1,29 @@
 """Train the dice reader's face classifier and export it to ``vision/models/dice_cls.onnx``.
 
 Second stage of the reader (see tools/train_dice.py for the detector and for
-the environment): a tiny CNN that looks at a ``CLS_SIZE`` square crop around a
+the environment): a small CNN that looks at a ``CLS_SIZE`` square crop around a
 detected die (``vision.dice.reader.face_crop``) and says 1..6, "unreadable" or
-"not a die". Trained on face crops of the dev photographs (minus the val part
-with ``--val``) and of synthetic scenes, with rotations, flips, scale and
-centre jitter and colour changes::
+"not a die". Trained on crops of the dev photographs and of synthetic scenes::
 
-    nice /tmp/trainvenv/bin/python tools/train_dice_cls.py --val --minutes 12
+    nice /tmp/trainvenv/bin/python tools/train_dice_cls.py --val --minutes 40
+
+Real crops are taken where the committed detector (``--detector``) proposes
+each labelled die, as the reader will see it, or round the label's box with
+a jitter like the detector's; "not a die" crops are background, the
+detector's close-up proposals that are no die, and zoomed-out views of a die
+or a group of dice. The weights are averaged (EMA) and the average exported.
+
+Folds: ``--fold K/N`` trains on all dev images but fold K of N (by a hash
+of the name) and, with ``--oof FILE``, saves the probabilities of fold K's
+dice in 8 views (``tools/eval_dice_oof.py`` reads them to choose the
+thresholds on out-of-fold predictions).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import hashlib
 import math
 import random
 import sys
@@ -29,18 +40,28 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tools"))
 
-from train_dice import conv_bn, dws, init_from_onnx, load_real, train_mode  # noqa: E402
+from train_dice import conv_bn, dws, init_from_onnx, train_mode  # noqa: E402
 
 from vision.dice import synth  # noqa: E402
-from vision.dice.data import default_data_dir  # noqa: E402
-from vision.dice.reader import CLS_SIZE, face_crop  # noqa: E402
+from vision.dice.data import (  # noqa: E402
+    default_data_dir,
+    is_val,
+    label_path_for,
+    list_images,
+    list_sets,
+    read_labels,
+)
+from vision.dice.reader import _VIEWS, CLS_SIZE, DiceReader, face_crop  # noqa: E402
 
 NCLS = 8  # values 1..6 -> 0..5, unreadable -> 6, not a die -> 7
+NOT_DIE = 7
 
 
 class ClsNet(nn.Module):
-    """The classifier: ``small`` (~78k weights, ~2 ms for 8 crops on one core) or
-    ``wide`` (~160k weights, a full 3x3 layer more at full size, ~3.5x the time)."""
+    """The classifier: ``small`` (~78k weights, ~0.27 ms a crop on one core),
+    ``medium`` (~136k, ~0.46 ms) or ``wide`` (~160k, a full 3x3 layer more at
+    full size, ~3.5x the small one's time). The head is a convolution over the
+    whole 6x6 feature map (a fully connected layer that keeps where pips are)."""
 
     def __init__(self, arch: str = "small") -> None:
         super().__init__()
@@ -49,6 +70,11 @@ class ClsNet(nn.Module):
                 conv_bn(3, 24), dws(24, 48, 2), dws(48, 48), dws(48, 64, 2), dws(64, 64),
                 dws(64, 128, 2), dws(128, 128))
             out = 128
+        elif arch == "medium":
+            self.body = nn.Sequential(
+                conv_bn(3, 32), dws(32, 64, 2), dws(64, 64), dws(64, 96, 2), dws(96, 96),
+                dws(96, 96), dws(96, 192, 2), dws(192, 192), dws(192, 192))
+            out = 192
         elif arch == "wide":
             self.body = nn.Sequential(
                 conv_bn(3, 32), conv_bn(32, 32), dws(32, 64, 2), dws(64, 64), dws(64, 96, 2),
@@ -62,49 +88,125 @@ class ClsNet(nn.Module):
         return self.head(self.body(x))
 
 
-Item = tuple[np.ndarray, float, float, float, int]  # image, cx, cy, size, class
+#: A crop to make: image, centre x, y, size, class, and the detector's proposal
+#: (cx, cy, size) for a labelled die where it made one.
+Item = tuple[np.ndarray, float, float, float, int, "tuple[float, float, float] | None"]
+#: A labelled photo: set, name, image, dice (cx, cy, class, size, proposal),
+#: and the detector's proposals that are no die (cx, cy, size): close-ups and
+#: weak ones away from every labelled die.
+Photo = tuple[str, str, np.ndarray, list, list]
+
+#: Detector proposals from this heatmap score are mined for "not a die" crops.
+MINE_THRESHOLD = 0.25
 
 
-def items_from(samples: list, background_per_image: int, rng: random.Random) -> list[Item]:
+def fold_of(set_name: str, image_name: str, folds: int) -> int:
+    """The fold (0..folds-1) of a dev image, by a hash of SET/STEM."""
+    key = f"{set_name}/{Path(image_name).stem}".encode()
+    return hashlib.sha1(key).digest()[2] % folds
+
+
+def load_photos(data_dir: Path, keep: str, fold: tuple[int, int] | None,
+                detector: Path | None) -> list[Photo]:
+    """The dev photos with their labels and the detector's proposals.
+
+    ``keep`` is "train" (dev without the val part, or without fold K with
+    ``fold`` = (K, N)), "val" (that part only) or "all" (every dev photo).
+    The held-out split is never read.
+    """
+    reader = DiceReader(detector) if detector is not None else DiceReader()
+    reader.det_threshold = MINE_THRESHOLD
+    reader.large_pass = False
+    out: list[Photo] = []
+    for set_dir in list_sets(data_dir):
+        for p in list_images(set_dir, "dev"):
+            held = (fold_of(set_dir.name, p.name, fold[1]) == fold[0] if fold
+                    else is_val(set_dir.name, p.name))
+            if keep != "all" and (keep == "val") != held:
+                continue
+            img = cv2.imread(str(p))
+            if img is None:
+                continue
+            h, w = img.shape[:2]
+            cands = reader.candidates(img)
+            props = [(c.cx, c.cy, c.size) for c in cands if c.score >= 0.4]
+            # The close-up passes' proposals: what the reader proposes with them and not without.
+            reader.large_pass = True
+            large = [(c.cx, c.cy, c.size) for c in reader.candidates(img)
+                     if all(math.hypot(c.cx - q[0], c.cy - q[1]) > 0.3 * c.size for q in props)]
+            reader.large_pass = False
+            labels = read_labels(label_path_for(p), w, h)
+            dice = []
+            for d in labels:
+                x0, y0, x1, y1 = d.box
+                cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+                inside = sorted((q for q in props if d.contains(q[0], q[1])),
+                                key=lambda q: (q[0] - cx) ** 2 + (q[1] - cy) ** 2)
+                dice.append((cx, cy, d.value - 1, max(x1 - x0, y1 - y0),
+                             inside[0] if inside else None))
+            # No die: close-ups not inside a labelled die of a like size, and weak
+            # proposals far from every labelled die (a side face, a key, a printed label).
+            nodie = [q for q in large
+                     if not any(abs(q[0] - d[0]) <= d[3] / 2 and abs(q[1] - d[1]) <= d[3] / 2
+                                and d[3] > 0.55 * q[2] for d in dice)]
+            nodie += [(c.cx, c.cy, c.size) for c in cands
+                      if all(math.hypot(c.cx - d[0], c.cy - d[1]) > max(0.6 * c.size, d[3])
+                             for d in dice)]
+            out.append((set_dir.name, p.name, img, dice, nodie))
+    return out
+
+
+def photo_items(photos: list[Photo], background: int, zoom: int, rng: random.Random) -> list[Item]:
+    """The crops of labelled photos: each die, ``background`` "not a die" crops per
+    image away from the dice, ``zoom`` zoomed-out views (a die or a group of dice
+    as if one die were 2.5-5x its size) and the detector's proposals that are no
+    die (see :func:`load_photos`)."""
     items: list[Item] = []
-    for img, dice in samples:
+    for _, _, img, dice, nodie in photos:
         h, w = img.shape[:2]
         sizes = [d[3] for d in dice] or [40.0]
-        for cx, cy, c, size in dice:
-            items.append((img, cx, cy, size, c))
-        for _ in range(background_per_image):
+        for cx, cy, c, size, det in dice:
+            items.append((img, cx, cy, size, c, det))
+        for _ in range(zoom if dice else 0):
+            cx, cy, _, size, _ = rng.choice(dice)
+            s = size * rng.uniform(2.5, 5.0)
+            items.append((img, cx + rng.uniform(-0.3, 0.3) * s, cy + rng.uniform(-0.3, 0.3) * s,
+                          s, NOT_DIE, None))
+        for qx, qy, qs in nodie:
+            items.append((img, qx, qy, qs, NOT_DIE, (qx, qy, qs)))
+        for _ in range(background):
             for _try in range(20):
                 x, y = rng.uniform(0, w), rng.uniform(0, h)
                 s = rng.choice(sizes) * rng.uniform(0.7, 1.4)
                 if all(math.hypot(x - d[0], y - d[1]) > 0.9 * max(s, d[3]) for d in dice):
-                    items.append((img, x, y, s, 7))
+                    items.append((img, x, y, s, NOT_DIE, None))
                     break
     return items
 
 
-#: Probabilities of the colour augmentations (hue turned, grey, inverted): set from
-#: the command line.
-AUG = {"hue": 0.5, "grey": 0.15, "invert": 0.1}
-
-
-def make_synth(n: int, seed: int, max_size: float, unreadable_rate: float) -> list:
-    """Synthetic scenes as (image, dice) with dice (cx, cy, class, size); a cocked die is
-    there three times, "unreadable" centred on itself and on each face it shows (the
-    detector often proposes one of the faces as a die)."""
-    rng = np.random.default_rng(seed)
-    out = []
+def synth_items(n: int, seed: int, max_size: float, unreadable_rate: float,
+                rng: random.Random) -> list[Item]:
+    """Synthetic scenes' dice; a cocked die is there three times, "unreadable" centred on
+    itself and on each face it shows (the detector often proposes one of them)."""
+    np_rng = np.random.default_rng(seed)
+    items: list[Item] = []
     for _ in range(n):
-        img, dice = synth.scene(rng, 400, 400, size_range=(14.0, max_size),
+        img, dice = synth.scene(np_rng, 400, 400, size_range=(14.0, max_size),
                                 unreadable_rate=unreadable_rate)
-        items = []
         for d in dice:
-            items.append((d.cx, d.cy, (d.value - 1) if d.value else 6, d.size))
-            items.extend((fx, fy, 6, d.size) for fx, fy in d.faces)
-        out.append((img, items))
-    return out
+            items.append((img, d.cx, d.cy, d.size, (d.value - 1) if d.value else 6, None))
+            items.extend((img, fx, fy, d.size, 6, None) for fx, fy in d.faces)
+        for _ in range(2):
+            for _try in range(20):
+                x, y = rng.uniform(0, 400), rng.uniform(0, 400)
+                s = (rng.choice(dice).size if dice else 40.0) * rng.uniform(0.7, 1.4)
+                if all(math.hypot(x - d.cx, y - d.cy) > 0.9 * max(s, d.size) for d in dice):
+                    items.append((img, x, y, s, NOT_DIE, None))
+                    break
+    return items
 
 
-def make_table(n: int, seed: int, negatives: int = 6) -> list[Item]:
+def table_items(n: int, seed: int, negatives: int = 6) -> list[Item]:
     """Crops of the table renderer's dice (``vision.synth.table_scene``: the demo board
     under a random camera, 6 dice of one style in or near the dice area) and of what
     is around them on that board ("not a die": the dice area's dashed line, the
@@ -130,7 +232,7 @@ def make_table(n: int, seed: int, negatives: int = 6) -> list[Item]:
         x0, y0 = max(0, int(x) - r), max(0, int(y) - r)
         x1, y1 = min(w, int(x) + r), min(h, int(y) + r)
         if x1 - x0 > size and y1 - y0 > size:
-            out.append((np.ascontiguousarray(img[y0:y1, x0:x1]), x - x0, y - y0, size, c))
+            out.append((np.ascontiguousarray(img[y0:y1, x0:x1]), x - x0, y - y0, size, c, None))
 
     for _ in range(n):
         die_mm = float(rng.uniform(14.0, 18.0))
@@ -163,22 +265,45 @@ def make_table(n: int, seed: int, negatives: int = 6) -> list[Item]:
                     continue
                 if all(math.hypot(px - d.center[0], py - d.center[1]) > 0.9 * max(s, size0)
                        for d in sc.dice):
-                    patch(sc.image, px, py, s, 7)
+                    patch(sc.image, px, py, s, NOT_DIE)
                     break
     return out
 
 
+#: Augmentation settings (set from the command line): shares of crops at the
+#: detector's proposal, with the hue turned, channels shuffled, grey, inverted,
+#: JPEG-compressed; the log-normal spread of size and centre round a label's box.
+AUG = {"det": 0.5, "hue": 0.2, "shuffle": 0.2, "grey": 0.1, "invert": 0.05, "jpeg": 0.2,
+       "size_sigma": 0.13, "offset_sigma": 0.05}
+
+
+def crop_geometry(item: Item, rng: random.Random) -> tuple[float, float, float]:
+    """Where to crop: near the detector's proposal, or round the label's box with a
+    jitter like the detector's (sizes 0.7-1.6x, centres off by 5-15 % of a die)."""
+    _, cx, cy, size, _, det = item
+    if det is not None and rng.random() < AUG["det"]:
+        cx, cy, size = det
+        size *= math.exp(rng.gauss(0, 0.06))
+        return cx + rng.gauss(0, 0.025) * size, cy + rng.gauss(0, 0.025) * size, size
+    if rng.random() < 0.8:
+        size *= math.exp(min(0.45, max(-0.35, rng.gauss(0.02, AUG["size_sigma"]))))
+        return (cx + rng.gauss(0, AUG["offset_sigma"]) * size,
+                cy + rng.gauss(0, AUG["offset_sigma"]) * size, size)
+    size *= math.exp(rng.uniform(-0.35, 0.4))
+    return cx + rng.uniform(-0.15, 0.15) * size, cy + rng.uniform(-0.15, 0.15) * size, size
+
+
 def crop_aug(item: Item, rng: random.Random) -> np.ndarray:
-    img, cx, cy, size, c = item
-    size = size * math.exp(rng.uniform(-0.2, 0.2))
-    cx += rng.uniform(-0.1, 0.1) * size
-    cy += rng.uniform(-0.1, 0.1) * size
-    crop = face_crop(img, cx, cy, size, rng.uniform(0, 360), rng.random() < 0.5)
+    """One augmented training crop (3 x CLS_SIZE x CLS_SIZE, 0..1)."""
+    cx, cy, size = crop_geometry(item, rng)
+    crop = face_crop(item[0], cx, cy, size, rng.uniform(0, 360), rng.random() < 0.5)
     f = crop.astype(np.float32)
     if rng.random() < AUG["hue"]:
         hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
         hsv[..., 0] = (hsv[..., 0].astype(np.int32) + rng.randint(0, 179)) % 180
         f = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR).astype(np.float32)
+    if rng.random() < AUG["shuffle"]:
+        f = f[:, :, rng.sample(range(3), 3)]
     if rng.random() < AUG["grey"]:
         f = np.repeat(f.mean(2, keepdims=True), 3, 2)
     if rng.random() < AUG["invert"]:
@@ -187,8 +312,52 @@ def crop_aug(item: Item, rng: random.Random) -> np.ndarray:
     f = f * np.array([rng.uniform(0.85, 1.15) for _ in range(3)], np.float32)
     if rng.random() < 0.25:
         f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 0.9))
-    f = f + np.random.normal(0, rng.uniform(0, 6), f.shape).astype(np.float32)
-    return np.clip(f, 0, 255).transpose(2, 0, 1) / 255.0
+    f = np.clip(f + np.random.normal(0, rng.uniform(0, 6), f.shape).astype(np.float32), 0, 255)
+    if rng.random() < AUG["jpeg"]:
+        _, enc = cv2.imencode(".jpg", f.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, rng.randint(50, 95)])
+        f = cv2.imdecode(enc, cv2.IMREAD_COLOR).astype(np.float32)
+    return f.transpose(2, 0, 1) / 255.0
+
+
+def view_crops(img: np.ndarray, geo: tuple[float, float, float]) -> np.ndarray:
+    """The reader's 8 views of a die as a float batch (8 x 3 x CLS_SIZE x CLS_SIZE)."""
+    crops = [face_crop(img, *geo, angle, flip) for angle, flip in _VIEWS]
+    return np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+
+
+def probabilities(net: nn.Module, photos: list[Photo]) -> tuple[np.ndarray, list[tuple]]:
+    """The net's probabilities (n x 8 views x 8 classes) for every labelled die of
+    ``photos`` at the detector's proposal (the label's box where it made none), and
+    for each die (set, image name, index, class, found by the detector)."""
+    net.eval()
+    probs, rows = [], []
+    with torch.no_grad():
+        for set_name, name, img, dice, _ in photos:
+            for i, (cx, cy, c, size, det) in enumerate(dice):
+                x = torch.from_numpy(view_crops(img, det if det is not None else (cx, cy, size)))
+                probs.append(torch.softmax(net(x).flatten(1), 1).numpy())
+                rows.append((set_name, name, i, c, det is not None))
+    return np.array(probs), rows
+
+
+def report(probs: np.ndarray, rows: list[tuple], views: int = 4, threshold: float = 0.8) -> str:
+    """Per set: dice the detector found, read right / wrong at ``threshold`` with
+    ``views`` views, right top pick, mean log-loss."""
+    parts = []
+    for set_name in sorted({r[0] for r in rows}):
+        idx = [i for i, r in enumerate(rows) if r[0] == set_name and r[4]]
+        if not idx:
+            continue
+        p = probs[idx, :views].mean(1)
+        pv = p[:, :NOT_DIE] / np.maximum(1e-9, 1 - p[:, NOT_DIE:])
+        y = np.array([rows[i][3] for i in idx])
+        best, conf = pv.argmax(1), pv.max(1)
+        sure = (conf >= threshold) & (best < 6)
+        nll = float(-np.log(np.maximum(1e-6, pv[np.arange(len(y)), y])).mean())
+        parts.append(f"{set_name} {len(y)}: right {int((sure & (best == y)).sum())} "
+                     f"wrong {int((sure & (best != y)).sum())} top {int((best == y).sum())} "
+                     f"nll {nll:.4f}")
+    return "; ".join(parts)
 
 
 class Export(nn.Module):
@@ -211,46 +380,66 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=default_data_dir())
     ap.add_argument("--out", type=Path, default=REPO / "vision" / "models" / "dice_cls.onnx")
-    ap.add_argument("--minutes", type=float, default=12.0)
+    ap.add_argument("--detector", type=Path, default=None,
+                    help="the detector whose proposals the real crops follow (default: committed)")
+    ap.add_argument("--minutes", type=float, default=40.0)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--synth", type=int, default=700)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--val", action="store_true", help="keep the val part of dev out")
+    ap.add_argument("--threads", type=int, default=2)
+    split = ap.add_mutually_exclusive_group()
+    split.add_argument("--val", action="store_true", help="keep the val part of dev out")
+    split.add_argument("--fold", type=str, default=None, metavar="K/N",
+                       help="keep fold K of N of dev out (see --oof)")
+    ap.add_argument("--oof", type=Path, default=None,
+                    help="save the held-back part's probabilities (8 views) to this .npz")
     ap.add_argument("--init", type=Path, default=None, help="warm start from a .pt")
     ap.add_argument("--init-onnx", type=Path, default=None,
                     help="warm start from an exported .onnx (batch norms then stay frozen)")
+    ap.add_argument("--hard", type=float, default=0.0,
+                    help="share of the real crops drawn by their running loss (hard ones more often)")
     ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--arch", choices=["small", "wide"], default="small")
-    ap.add_argument("--real-weight", type=float, default=0.6,
+    ap.add_argument("--wd", type=float, default=5e-4)
+    ap.add_argument("--smooth", type=float, default=0.02, help="label smoothing")
+    ap.add_argument("--ema", type=float, default=0.999, help="weight average decay")
+    ap.add_argument("--arch", choices=["small", "medium", "wide"], default="small",
+                    help="small is the committed classifier's")
+    ap.add_argument("--real-weight", type=float, default=0.75,
                     help="share of each batch taken from the real photographs")
-    ap.add_argument("--table", type=int, default=0,
+    ap.add_argument("--table", type=int, default=300,
                     help="table renderer scenes (vision.synth) whose dice and board join the synthetic crops")
     ap.add_argument("--table-weight", type=float, default=0.1,
                     help="share of each batch taken from the table scenes' crops (with --table)")
-    ap.add_argument("--hard", type=float, default=0.0,
-                    help="share of the real crops drawn by their running loss (hard ones more often)")
-    ap.add_argument("--hue", type=float, default=AUG["hue"], help="share of crops with their hue turned")
-    ap.add_argument("--invert", type=float, default=AUG["invert"], help="share of crops inverted")
+    ap.add_argument("--zoom", type=int, default=1, help="zoomed-out 'not a die' crops per photo")
+    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg"):
+        ap.add_argument(f"--{key}", type=float, default=AUG[key], help=f"share of crops: {key}")
+    ap.add_argument("--eval-every", type=int, default=2000)
     args = ap.parse_args()
-    AUG["hue"], AUG["invert"] = args.hue, args.invert
+    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg"):
+        AUG[key] = getattr(args, key)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
     rng = random.Random(args.seed)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     t0 = time.time()
-    real = items_from(load_real(args.data, args.val), 3, rng)
-    syn = items_from(make_synth(args.synth, args.seed + 7, 150.0, 0.3), 2, rng)
-    table = make_table(args.table, args.seed + 11) if args.table else []
-    print(f"real crops {len(real)}, synthetic {len(syn)}, table {len(table)} "
+    fold = tuple(int(v) for v in args.fold.split("/")) if args.fold else None
+    held_out = args.val or fold is not None
+    photos = load_photos(args.data, "train" if held_out else "all", fold, args.detector)  # type: ignore[arg-type]
+    val = load_photos(args.data, "val", fold, args.detector) if held_out else []  # type: ignore[arg-type]
+    real = photo_items(photos, 3, args.zoom, rng)
+    syn = synth_items(args.synth, args.seed + 7, 150.0, 0.3, rng)
+    table = table_items(args.table, args.seed + 11) if args.table else []
+    print(f"mined 'not a die' proposals: {sum(len(ph[4]) for ph in photos)}", flush=True)
+    print(f"real crops {len(real)}, synthetic {len(syn)}, table {len(table)}, val photos {len(val)} "
           f"({time.time() - t0:.0f}s)", flush=True)
     net = ClsNet(args.arch)
     if args.init:
         net.load_state_dict(torch.load(args.init))
     if args.init_onnx:
         init_from_onnx(net, args.init_onnx)
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    ema = copy.deepcopy(net)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=args.wd)
     hardness = np.ones(len(real))  # see --hard
     np_rng = np.random.default_rng(args.seed)
     budget = args.minutes * 60
@@ -260,9 +449,9 @@ def main() -> int:
     accs: list[float] = []
     while time.time() - t0 < budget:
         frac = (time.time() - t0) / budget
-        lr = args.lr * 0.5 * (1 + math.cos(math.pi * frac))
+        lr = args.lr * min(1.0, step / 300) * 0.5 * (1 + math.cos(math.pi * frac))
         for g in opt.param_groups:
-            g["lr"] = max(lr, 3e-5)
+            g["lr"] = max(lr, 1e-5)
         nsyn = round(args.batch * (1.0 - args.real_weight))
         ntab = min(nsyn, round(args.batch * args.table_weight)) if table else 0
         nreal = args.batch - nsyn
@@ -276,7 +465,7 @@ def main() -> int:
         y = torch.tensor([it[4] for it in picks])
         train_mode(net, args.init_onnx is not None)
         out = net(x).flatten(1)
-        each = F.cross_entropy(out, y, label_smoothing=0.05, reduction="none")
+        each = F.cross_entropy(out, y, label_smoothing=args.smooth, reduction="none")
         loss = each.mean()
         if nhard:  # running loss of each real crop: the hard ones are drawn more often
             got = each.detach().numpy()[:nreal]
@@ -285,19 +474,32 @@ def main() -> int:
         opt.zero_grad()
         loss.backward()
         opt.step()
+        with torch.no_grad():  # the exported model is the running average of the weights
+            decay = min(args.ema, (1 + step) / (10 + step))
+            for pe, pn in zip(ema.parameters(), net.parameters(), strict=True):
+                pe.mul_(decay).add_(pn.detach(), alpha=1 - decay)
+            for be, bn in zip(ema.buffers(), net.buffers(), strict=True):
+                be.copy_(bn)
         losses.append(float(loss.detach()))
         accs.append(float((out.argmax(1) == y).float().mean()))
         step += 1
-        if step % 100 == 0:
+        if step % 200 == 0:
             print(f"step {step} t={time.time() - t0:.0f}s lr={lr:.5f} loss={np.mean(losses):.4f} "
                   f"acc={np.mean(accs):.3f}", flush=True)
             losses.clear()
             accs.clear()
-        if step % 1000 == 0:
-            export(net, args.out)
-    export(net, args.out)
-    torch.save(net.state_dict(), args.out.with_suffix(".pt"))
+        if val and step % args.eval_every == 0:
+            print("  val:", report(*probabilities(ema, val)), flush=True)
+    export(ema, args.out)
+    torch.save(ema.state_dict(), args.out.with_suffix(".pt"))
     print(f"exported {args.out} after {step} steps", flush=True)
+    if val:
+        probs, rows = probabilities(ema, val)
+        print("final val:", report(probs, rows), flush=True)
+        if args.oof:
+            np.savez(args.oof, probs=probs, sets=np.array([r[0] for r in rows]),
+                     names=np.array([r[1] for r in rows]), idx=np.array([r[2] for r in rows]),
+                     labels=np.array([r[3] for r in rows]), found=np.array([r[4] for r in rows]))
     return 0
 
 
