@@ -81,9 +81,10 @@ def test_every_value_every_colour() -> None:
     assert c["right"] >= 34, c  # measured 36 of 36
 
 
-# measured right of 24: 18, 21, 24, 24, 23, 24 (the rest missed, none wrong)
-@pytest.mark.parametrize(("size", "min_right"), [(22, 16), (34, 19), (50, 22), (80, 22),
-                                                 (120, 21), (180, 22)])
+# measured right of 24: 21, 22, 24, 24, 24, 24 (the rest missed, none wrong); 18, 21,
+# 24, 24, 23, 24 before weak detector peaks were kept when read clearly
+@pytest.mark.parametrize(("size", "min_right"), [(22, 18), (34, 20), (50, 22), (80, 22),
+                                                 (120, 22), (180, 22)])
 def test_sizes_and_rotations(size: int, min_right: int) -> None:
     """White dice of each value, any angle, on random tables (wood, boards, trays, cloth),
     face sizes from 22 px (pips ~3 px) to 180 px (close-up)."""
@@ -116,9 +117,49 @@ def test_touching_dice() -> None:
 
     c = _score(gen, 12)
     assert c["wrong"] == 0, c
-    # Measured 13 of 24 right, 2 null, 9 missed: the detector often sees two
-    # touching dice side by side as one. A known weakness (docs/dice.md).
-    assert c["right"] >= 11, c
+    # Measured 20 of 24 right, 2 null, 2 missed (13, 2, 9 before weak detector
+    # peaks were kept when read clearly: a die touching another scores lower).
+    assert c["right"] >= 18, c
+
+
+TOUCHING_PAIRS = [  # (body, pips) of each die: white-black, white-white
+    (((235, 240, 240), (20, 20, 20)), ((25, 25, 25), (235, 235, 235))),
+    (((235, 240, 240), (20, 20, 20)), ((230, 235, 235), (30, 30, 30)))]
+
+
+# Two dice touching at a known size (the table's case): the detector sometimes
+# centres on one pip of a die, whose crop then shows a "1"; such a proposal is
+# far smaller than the die and must be read clearly or not at all. Measured
+# right of 96 (a white-black and a white-white pair, 24 throws each): 74, 75 and
+# 68 at 34, 56 and 80 px, none wrong; before, 66, 76 and 63 with one wrong
+# value at 56 px (a "2" read as "1" from a crop round one pip).
+@pytest.mark.parametrize(("size", "min_right"), [(34, 70), (56, 70), (80, 64)])
+def test_touching_dice_at_known_size(size: int, min_right: int) -> None:
+    """``die_px`` given, two dice touching at any angle: never a wrong value."""
+    c: Counter[str] = Counter()
+    for first, second in TOUCHING_PAIRS:
+        rng = np.random.default_rng(size + 11000)
+        for i in range(24):
+            a, b = 1 + i % 6, 1 + (i * 5 + 2) % 6
+            gap = size * float(rng.uniform(1.0, 1.15))
+            angle = float(rng.uniform(0, 90))
+            img = _plain()
+            xa, xb = 320 - gap / 2, 320 + gap / 2
+            draw_die(img, rng, xa, 240, size, a, angle=angle, body=first[0], pip=first[1],
+                     shadow=bool(i % 2))
+            draw_die(img, rng, xb, 240, size, b, angle=angle + float(rng.uniform(-15, 15)),
+                     body=second[0], pip=second[1], shadow=bool(i % 2))
+            seen = read_dice(img, die_px=size)
+            c["extra"] += max(0, len(seen) - 2)
+            for x, value in ((xa, a), (xb, b)):  # a reading anywhere on the die counts
+                d = min(seen, key=lambda r, x=x: math.hypot(r.center[0] - x, r.center[1] - 240),
+                        default=None)
+                if d is not None and max(abs(d.center[0] - x), abs(d.center[1] - 240)) > size / 2:
+                    d = None
+                c["missed" if d is None else "null" if d.value is None
+                  else "right" if d.value == value else "wrong"] += 1
+    assert c["wrong"] == 0, c
+    assert c["right"] >= min_right, c
 
 
 def test_oblique_view_reads_top_face() -> None:
@@ -174,8 +215,8 @@ def test_cocked_dice_never_given_a_number() -> None:
     assert c["wrong"] == 0, c
 
 
-# measured with the hint, right of 24: 21 (14 px), 22 (18 px), 24 (120 px); without
-# it 8, 10 and 23. Extra dice with the hint: 1, 1, 1, none with a value.
+# measured with the hint, right of 24: 22 (14 px), 22 (18 px), 24 (120 px); without
+# it 8, 10 and 23. Extra dice with the hint: 0, 0, 1, none with a value.
 @pytest.mark.parametrize(("size", "min_right"), [(14, 19), (18, 20), (120, 22)])
 def test_die_size_hint(size: int, min_right: int) -> None:
     """``die_px`` (the table knows the dice's size): tiny dice are enlarged for the

@@ -67,6 +67,8 @@ class Candidate:
 
     ``probs`` holds the probabilities of "1".."6", "unreadable" (7 entries);
     ``not_die`` the classifier's probability that this is no die at all.
+    ``weak``: a detector score below ``det_threshold`` (see
+    ``DiceReader.weak_det_threshold``), kept only when the classifier is sure.
     """
 
     cx: float
@@ -75,6 +77,7 @@ class Candidate:
     score: float
     probs: tuple[float, ...]
     not_die: float = 0.0
+    weak: bool = False
 
 
 class DiceReader:
@@ -135,6 +138,20 @@ class DiceReader:
         self.die_target = 40.0
         self.max_side = 1024
         self.sized_det_threshold = 0.4
+        #: With ``die_px``: a proposal whose size is outside this range of it (times
+        #: ``die_px``) is weak (see :meth:`keeps`): the detector sometimes centres on
+        #: one pip of a die touching another, whose crop then shows a "1".
+        self.sized_size_range = (0.55, 1.8)
+        self.sized_weak_det_threshold = 0.3
+        #: Weak dice (without ``die_px``): a main-pass peak from
+        #: ``weak_det_threshold`` up to ``det_threshold`` (a die touching another
+        #: often scores there) is reported only when the classifier reads a value
+        #: at ``weak_value_threshold`` or more and "not a die" at ``weak_not_die``
+        #: or less: never as ``null``. Chosen on the val split and the synthetic
+        #: touching dice (docs/dice.md).
+        self.weak_det_threshold = 0.35
+        self.weak_value_threshold = 0.95
+        self.weak_not_die = 0.02
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None,
@@ -154,7 +171,18 @@ class DiceReader:
         anything that is not an image array raises ``ValueError``.
         """
         return [self.decide(c) for c in self.candidates(frame, roi, die_px=die_px, plain=plain)
-                if c.not_die < self.not_die_threshold]
+                if self.keeps(c)]
+
+    def keeps(self, c: Candidate) -> bool:
+        """Whether a candidate is reported: not "not a die"; a weak one only when read
+        clearly (a value at ``weak_value_threshold``, "not a die" at most ``weak_not_die``)."""
+        if c.not_die >= self.not_die_threshold:
+            return False
+        if not c.weak:
+            return True
+        best = int(np.argmax(c.probs))
+        return (best != _UNREADABLE and c.probs[best] >= self.weak_value_threshold
+                and c.not_die <= self.weak_not_die)
 
     def decide(self, c: Candidate) -> DieReading:
         """Turn a candidate into a reading: its value, or ``None`` when in doubt."""
@@ -168,7 +196,8 @@ class DiceReader:
     def candidates(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
                    die_px: float | None = None,
                    plain: np.ndarray | None = None) -> list[Candidate]:
-        """All die proposals above ``det_threshold`` with their outcome probabilities."""
+        """All die proposals with their outcome probabilities: above ``det_threshold``,
+        and weak ones from ``weak_det_threshold`` (see :meth:`keeps`)."""
         if die_px is not None and not (math.isfinite(die_px) and die_px > 0):
             raise ValueError(f"die_px must be a positive number of pixels, not {die_px!r}")
         full = _as_bgr(frame)
@@ -204,7 +233,9 @@ class DiceReader:
         else:
             out = self._forward(small) if die_px is None else self._forward_sized(small)
             props = self._proposals(out, small.shape[1], small.shape[0],
-                                    None if die_px is None else self.sized_det_threshold)
+                                    min(self.weak_det_threshold, self.det_threshold)
+                                    if die_px is None else
+                                    min(self.sized_weak_det_threshold, self.sized_det_threshold))
         if self.large_pass and die_px is None and min(small.shape[:2]) >= 128:
             props = self._with_large_dice(small, props)
         if not props:
@@ -215,13 +246,19 @@ class DiceReader:
         # probabilities are averaged.
         n_views = self.views if len(props) <= _MANY else min(self.views, 2)
         views = _VIEWS[: max(1, n_views)]
+        if die_px is None:
+            weak = [score < self.det_threshold for _, _, _, score, _ in props]
+        else:  # the size is known: a proposal far from it (one pip, two dice) is weak
+            lo, hi = (r * die_px * scale for r in self.sized_size_range)
+            weak = [not lo <= size <= hi or score < self.sized_det_threshold
+                    for _, _, size, score, _ in props]
         crops = [face_crop(img, cx / scale, cy / scale, size / scale, angle, flip,
                            self.cls_size)
                  for cx, cy, size, _, _ in props for angle, flip in views]
         cls_out = self._classify(crops).reshape(len(props), len(views), -1)
         cls_out = cls_out.mean(axis=1)
         found = []
-        for (cx, cy, size, score, pdet), pc in zip(props, cls_out, strict=True):
+        for (cx, cy, size, score, pdet), pc, is_weak in zip(props, cls_out, weak, strict=True):
             pc = pc.astype(np.float64)
             not_die = float(pc[_NOT_DIE])
             pv = pc[:_NOT_DIE] / max(1e-9, 1.0 - not_die)
@@ -233,7 +270,8 @@ class DiceReader:
                 probs = np.sqrt(pv * pdet)
             probs = probs / max(1e-9, float(probs.sum()))
             found.append(Candidate(ox + cx / scale, oy + cy / scale, size / scale, score,
-                                   tuple(float(v) for v in probs), not_die))
+                                   tuple(float(v) for v in probs), not_die,
+                                   is_weak))
         found.sort(key=lambda c: (c.cy, c.cx))
         return found
 
@@ -272,7 +310,8 @@ class DiceReader:
         for x, y, w, h in windows:
             out = self._forward_sized(small[y:y + h, x:x + w], _ALIGN)
             props += [(cx + x, cy + y, size, score, probs) for cx, cy, size, score, probs in
-                      self._proposals(out, w, h, self.sized_det_threshold)]
+                      self._proposals(out, w, h, min(self.sized_weak_det_threshold,
+                                                         self.sized_det_threshold))]
         return _one_per_die(props)
 
     def _classify(self, crops: list[np.ndarray]) -> np.ndarray:
