@@ -67,8 +67,9 @@ class Candidate:
 
     ``probs`` holds the probabilities of "1".."6", "unreadable" (7 entries);
     ``not_die`` the classifier's probability that this is no die at all.
-    ``weak``: a detector score below ``det_threshold`` (see
-    ``DiceReader.weak_det_threshold``), kept only when the classifier is sure.
+    ``weak``: a proposal the detector is unsure of (a score below its threshold
+    or, at a known die size, a size far from it): reported only when read
+    clearly (``DiceReader.keeps``).
     """
 
     cx: float
@@ -138,20 +139,20 @@ class DiceReader:
         self.die_target = 40.0
         self.max_side = 1024
         self.sized_det_threshold = 0.4
-        #: With ``die_px``: a proposal whose size is outside this range of it (times
-        #: ``die_px``) is weak (see :meth:`keeps`): the detector sometimes centres on
-        #: one pip of a die touching another, whose crop then shows a "1".
-        self.sized_size_range = (0.55, 1.8)
-        self.sized_weak_det_threshold = 0.3
-        #: Weak dice (without ``die_px``): a main-pass peak from
+        #: Weak proposals, reported only when the classifier reads a value at
+        #: ``weak_value_threshold`` or more and "not a die" at ``weak_not_die`` or
+        #: less, never as ``null`` (:meth:`keeps`): main-pass peaks from
         #: ``weak_det_threshold`` up to ``det_threshold`` (a die touching another
-        #: often scores there) is reported only when the classifier reads a value
-        #: at ``weak_value_threshold`` or more and "not a die" at ``weak_not_die``
-        #: or less: never as ``null``. Chosen on the val split and the synthetic
-        #: touching dice (docs/dice.md).
+        #: often scores there); with ``die_px``, peaks from
+        #: ``sized_weak_det_threshold`` up to ``sized_det_threshold`` and those
+        #: whose size is outside ``sized_size_range`` times ``die_px`` (the detector
+        #: sometimes centres on one pip of a die touching another, whose crop then
+        #: shows a "1"). Chosen on the val split and synthetic dice (docs/dice.md).
         self.weak_det_threshold = 0.35
         self.weak_value_threshold = 0.95
         self.weak_not_die = 0.02
+        self.sized_weak_det_threshold = 0.3
+        self.sized_size_range = (0.55, 1.8)
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None,
