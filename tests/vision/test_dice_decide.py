@@ -7,8 +7,9 @@ import pytest
 from vision.dice.reader import Candidate, default_reader
 
 
-def _cand(probs: list[float], not_die: float = 0.0, weak: bool = False) -> Candidate:
-    return Candidate(100.0, 100.0, 40.0, 0.6, tuple(probs), not_die, weak)
+def _cand(probs: list[float], not_die: float = 0.0, weak: bool = False,
+          die_sized: bool = False) -> Candidate:
+    return Candidate(100.0, 100.0, 40.0, 0.6, tuple(probs), not_die, weak, die_sized)
 
 
 FOUR = [0.0, 0.0, 0.0, 0.97, 0.01, 0.01, 0.01]  # "4" at 0.97
@@ -42,3 +43,13 @@ def test_a_weak_proposal_needs_a_clear_value() -> None:
     assert not reader.keeps(_cand(unsure, weak=True))
     unreadable = [0.0, 0.0, 0.0, 0.02, 0.0, 0.0, 0.98]
     assert not reader.keeps(_cand(unreadable, weak=True))
+
+
+def test_a_weak_proposal_of_the_known_size_needs_less() -> None:
+    """At a known die size, a weak peak whose size matches needs a value at 0.85."""
+    reader = default_reader()
+    fair = [0.0, 0.0, 0.0, 0.9, 0.05, 0.05, 0.0]
+    assert reader.keeps(_cand(fair, weak=True, die_sized=True))
+    assert not reader.keeps(_cand(fair, weak=True))
+    doubtful = [0.0, 0.0, 0.0, 0.8, 0.1, 0.1, 0.0]
+    assert not reader.keeps(_cand(doubtful, weak=True, die_sized=True))

@@ -69,7 +69,8 @@ class Candidate:
     ``not_die`` the classifier's probability that this is no die at all.
     ``weak``: a proposal the detector is unsure of (a score below its threshold
     or, at a known die size, a size far from it): reported only when read
-    clearly (``DiceReader.keeps``).
+    clearly (``DiceReader.keeps``). ``die_sized``: the die size was given and
+    the proposal's size matches it.
     """
 
     cx: float
@@ -79,6 +80,7 @@ class Candidate:
     probs: tuple[float, ...]
     not_die: float = 0.0
     weak: bool = False
+    die_sized: bool = False
 
 
 class DiceReader:
@@ -147,12 +149,15 @@ class DiceReader:
         #: ``sized_weak_det_threshold`` up to ``sized_det_threshold`` and those
         #: whose size is outside ``sized_size_range`` times ``die_px`` (the detector
         #: sometimes centres on one pip of a die touching another, whose crop then
-        #: shows a "1"). Chosen on the val split and synthetic dice (docs/dice.md).
+        #: shows a "1"). A weak peak of the known size needs only
+        #: ``sized_weak_value_threshold``. Chosen on the val split and synthetic
+        #: dice (docs/dice.md).
         self.weak_det_threshold = 0.35
         self.weak_value_threshold = 0.95
         self.weak_not_die = 0.02
         self.sized_weak_det_threshold = 0.3
         self.sized_size_range = (0.55, 1.8)
+        self.sized_weak_value_threshold = 0.85
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None,
@@ -176,13 +181,15 @@ class DiceReader:
 
     def keeps(self, c: Candidate) -> bool:
         """Whether a candidate is reported: not "not a die"; a weak one only when read
-        clearly (a value at ``weak_value_threshold``, "not a die" at most ``weak_not_die``)."""
+        clearly (a value at ``weak_value_threshold``, or ``sized_weak_value_threshold``
+        when it has the known die size, and "not a die" at most ``weak_not_die``)."""
         if c.not_die >= self.not_die_threshold:
             return False
         if not c.weak:
             return True
         best = int(np.argmax(c.probs))
-        return (best != _UNREADABLE and c.probs[best] >= self.weak_value_threshold
+        needed = self.sized_weak_value_threshold if c.die_sized else self.weak_value_threshold
+        return (best != _UNREADABLE and c.probs[best] >= needed
                 and c.not_die <= self.weak_not_die)
 
     def decide(self, c: Candidate) -> DieReading:
@@ -248,18 +255,21 @@ class DiceReader:
         n_views = self.views if len(props) <= _MANY else min(self.views, 2)
         views = _VIEWS[: max(1, n_views)]
         if die_px is None:
+            sized = [False] * len(props)
             weak = [score < self.det_threshold for _, _, _, score, _ in props]
         else:  # the size is known: a proposal far from it (one pip, two dice) is weak
             lo, hi = (r * die_px * scale for r in self.sized_size_range)
-            weak = [not lo <= size <= hi or score < self.sized_det_threshold
-                    for _, _, size, score, _ in props]
+            sized = [lo <= size <= hi for _, _, size, _, _ in props]
+            weak = [not ok or score < self.sized_det_threshold
+                    for ok, (_, _, _, score, _) in zip(sized, props, strict=True)]
         crops = [face_crop(img, cx / scale, cy / scale, size / scale, angle, flip,
                            self.cls_size)
                  for cx, cy, size, _, _ in props for angle, flip in views]
         cls_out = self._classify(crops).reshape(len(props), len(views), -1)
         cls_out = cls_out.mean(axis=1)
         found = []
-        for (cx, cy, size, score, pdet), pc, is_weak in zip(props, cls_out, weak, strict=True):
+        for (cx, cy, size, score, pdet), pc, is_weak, is_sized in zip(
+                props, cls_out, weak, sized, strict=True):
             pc = pc.astype(np.float64)
             not_die = float(pc[_NOT_DIE])
             pv = pc[:_NOT_DIE] / max(1e-9, 1.0 - not_die)
@@ -272,7 +282,7 @@ class DiceReader:
             probs = probs / max(1e-9, float(probs.sum()))
             found.append(Candidate(ox + cx / scale, oy + cy / scale, size / scale, score,
                                    tuple(float(v) for v in probs), not_die,
-                                   is_weak))
+                                   is_weak, is_sized))
         found.sort(key=lambda c: (c.cy, c.cx))
         return found
 
