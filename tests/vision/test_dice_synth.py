@@ -175,44 +175,50 @@ def test_oblique_view_reads_top_face() -> None:
 
     c = _score(gen, 24)
     assert c["wrong"] == 0, c
-    # Measured 16 of 24, 5 null, 3 missed. The classifier of 2026-11-24 (more real
-    # and table crops) picks the right value for all 21 it sees but is less sure
-    # of this renderer's oblique "4"s than the one before (21 right): null, not wrong.
+    # Measured 17 of 24, 5 null, 2 missed (16, 5, 3 before weak proposals). The
+    # classifier of 2026-11-24 (more real and table crops) picks the right value for
+    # the dice it sees but is less sure of this renderer's oblique "4"s than the one
+    # before (21 right): null, not wrong.
     assert c["right"] >= 14, c
 
 
 def _unreadable(kind: str) -> Counter[str]:
+    """24 frames of one cocked or logo die each: how many got a number anywhere in the
+    frame ("numbered": a face the die shows sideways lies off its centre), how many only
+    null readings, how many none."""
     rng = np.random.default_rng(3 if kind == "cocked" else 4)
-
-    def gen(i: int) -> Scene:
+    c: Counter[str] = Counter()
+    for i in range(24):
         img = _plain()
         body, pip = COLOURS[i % 6]
         draw_die(img, rng, 320, 240, 64, 1 + i % 6, cocked=kind == "cocked",
                  logo=kind == "logo", body=body, pip=pip, angle=float(rng.uniform(0, 90)))
-        return img, [(320, 240, 0)]
-
-    return _score(gen, 24)
+        seen = read_dice(img)
+        c["numbered" if any(d.value is not None for d in seen)
+          else "null" if seen else "missed"] += 1
+    return c
 
 
 def test_logo_faces_never_given_a_number() -> None:
     """A die whose face is a logo (star, ring, printed digit) is null or not reported."""
     c = _unreadable("logo")
-    assert c["wrong"] == 0, c  # any number is wrong here; measured 13 null, 11 missed
+    assert c["numbered"] == 0, c  # measured 13 null, 11 not reported
     assert c["null"] >= 8, c
 
 
 def test_cocked_dice_rarely_given_a_number() -> None:
     """A die resting on an edge: null or not reported, at most rarely a number."""
     c = _unreadable("cocked")
-    # measured 0 of 24 (6 null, 18 not reported); 4 of 144 other cocked dice got one
-    assert c["wrong"] <= 2, c
+    # measured 1 of 24 numbered (a "1" read on a side face 23 px off the die's
+    # centre), 10 null, 13 not reported; 5 of 144 over seeds 3-8
+    assert c["numbered"] <= 2, c
 
 
 @pytest.mark.xfail(reason="known gap: a cocked die can still get a number (docs/dice.md)",
-                   strict=False)
+                   strict=True)
 def test_cocked_dice_never_given_a_number() -> None:
     c = _unreadable("cocked")
-    assert c["wrong"] == 0, c
+    assert c["numbered"] == 0, c
 
 
 # measured with the hint, right of 24: 22 (14 px), 22 (18 px), 24 (120 px); without
