@@ -185,14 +185,14 @@ def photo_items(photos: list[Photo], background: int, zoom: int, rng: random.Ran
 
 
 def synth_items(n: int, seed: int, max_size: float, unreadable_rate: float,
-                rng: random.Random) -> list[Item]:
+                rng: random.Random, marbled_rate: float = 0.0) -> list[Item]:
     """Synthetic scenes' dice; a cocked die is there three times, "unreadable" centred on
     itself and on each face it shows (the detector often proposes one of them)."""
     np_rng = np.random.default_rng(seed)
     items: list[Item] = []
     for _ in range(n):
         img, dice = synth.scene(np_rng, 400, 400, size_range=(14.0, max_size),
-                                unreadable_rate=unreadable_rate)
+                                unreadable_rate=unreadable_rate, marbled_rate=marbled_rate)
         for d in dice:
             items.append((img, d.cx, d.cy, d.size, (d.value - 1) if d.value else 6, None))
             items.extend((img, fx, fy, d.size, 6, None) for fx, fy in d.faces)
@@ -385,6 +385,8 @@ def main() -> int:
     ap.add_argument("--minutes", type=float, default=40.0)
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--synth", type=int, default=700)
+    ap.add_argument("--marbled", type=float, default=0.0,
+                    help="share of the synthetic dice with marbled bodies")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     split = ap.add_mutually_exclusive_group()
@@ -428,7 +430,7 @@ def main() -> int:
     photos = load_photos(args.data, "train" if held_out else "all", fold, args.detector)  # type: ignore[arg-type]
     val = load_photos(args.data, "val", fold, args.detector) if held_out else []  # type: ignore[arg-type]
     real = photo_items(photos, 3, args.zoom, rng)
-    syn = synth_items(args.synth, args.seed + 7, 150.0, 0.3, rng)
+    syn = synth_items(args.synth, args.seed + 7, 150.0, 0.3, rng, args.marbled)
     table = table_items(args.table, args.seed + 11) if args.table else []
     print(f"mined 'not a die' proposals: {sum(len(ph[4]) for ph in photos)}", flush=True)
     print(f"real crops {len(real)}, synthetic {len(syn)}, table {len(table)}, val photos {len(val)} "

@@ -186,16 +186,48 @@ def _shade(col: tuple[int, int, int], f: float) -> tuple[int, int, int]:
     return (int(min(255, col[0] * f)), int(min(255, col[1] * f)), int(min(255, col[2] * f)))
 
 
+def _marble(rng: np.random.Generator, h: int, w: int, body: tuple[int, int, int],
+            vein: tuple[int, int, int]) -> np.ndarray:
+    """An ``h`` x ``w`` patch of marbled plastic: ``body`` swirled with ``vein``."""
+    cell = max(4, int(min(h, w) * rng.uniform(0.15, 0.4)))
+    noise = rng.normal(0, 1, (h // cell + 2, w // cell + 2)).astype(np.float32)
+    turb = cv2.resize(noise, (w, h), interpolation=cv2.INTER_CUBIC)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    a = rng.uniform(0, math.pi)
+    freq = rng.uniform(1.5, 5.0) * 2 * math.pi / max(h, w)
+    t = 0.5 + 0.5 * np.sin(freq * (xx * math.cos(a) + yy * math.sin(a))
+                           + rng.uniform(1.5, 4.0) * turb)
+    t = t ** rng.uniform(1.0, 4.0)  # thin veins or broad clouds
+    out = (np.array(body, np.float32) * (1 - t[..., None])
+           + np.array(vein, np.float32) * t[..., None])
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
 def _draw_face(img: np.ndarray, m: np.ndarray, body: tuple[int, int, int],
                pip: tuple[int, int, int], value: int, corner: float, pip_r: float,
-               rng: np.random.Generator, logo: bool = False, alpha: float = 1.0) -> None:
-    """Draw one face: ``m`` maps the unit face square ([-1,1]^2) to image pixels (2x3)."""
+               rng: np.random.Generator, logo: bool = False, alpha: float = 1.0,
+               vein: tuple[int, int, int] | None = None) -> None:
+    """Draw one face: ``m`` maps the unit face square ([-1,1]^2) to image pixels (2x3).
+    With ``vein`` the face is marbled: ``body`` swirled with that colour."""
     outline = _rounded_square(2.0, corner)
     pts = outline @ m[:, :2].T + m[:, 2]
     shift = 4
     scale = 1 << shift
     layer = img.copy() if alpha < 1.0 else img
-    cv2.fillPoly(layer, [np.round(pts * scale).astype(np.int32)], body, cv2.LINE_AA, shift)
+    poly = np.round(pts * scale).astype(np.int32)
+    if vein is None:
+        cv2.fillPoly(layer, [poly], body, cv2.LINE_AA, shift)
+    else:
+        mask = np.zeros(layer.shape[:2], np.uint8)
+        cv2.fillPoly(mask, [poly], 255, cv2.LINE_AA, shift)
+        x, y, w, h = cv2.boundingRect(np.round(pts).astype(np.int32))
+        x0, y0 = max(0, x - 1), max(0, y - 1)
+        x1, y1 = min(layer.shape[1], x + w + 1), min(layer.shape[0], y + h + 1)
+        if x1 > x0 and y1 > y0:
+            cover = mask[y0:y1, x0:x1, None].astype(np.float32) / 255.0
+            patch = _marble(rng, y1 - y0, x1 - x0, body, vein).astype(np.float32)
+            roi = layer[y0:y1, x0:x1]
+            roi[:] = (roi * (1 - cover) + patch * cover).astype(np.uint8)
     sx = float(np.linalg.norm(m[:, 0]))
     sy = float(np.linalg.norm(m[:, 1]))
     if logo:
@@ -236,18 +268,34 @@ def _draw_face(img: np.ndarray, m: np.ndarray, body: tuple[int, int, int],
         cv2.addWeighted(layer, alpha, img, 1 - alpha, 0, dst=img)
 
 
+def _marble_vein(rng: np.random.Generator, body: tuple[int, int, int],
+                 pip: tuple[int, int, int]) -> tuple[int, int, int]:
+    """A vein colour for a marbled body: another body colour, or white or black,
+    kept apart from the pips' colour so that the pips still stand out."""
+    options = [b for b, _ in _BODIES] + [(245, 245, 245), (15, 15, 15)]
+    far = [c for c in options
+           if sum(abs(a - b) for a, b in zip(c, pip, strict=True)) > 200
+           and sum(abs(a - b) for a, b in zip(c, body, strict=True)) > 60]
+    pick = far or options
+    c = pick[int(rng.integers(0, len(pick)))]
+    mix = float(rng.uniform(0.4, 1.0))  # how strong the veins are
+    return tuple(int(b + (v - b) * mix) for b, v in zip(body, c, strict=True))  # type: ignore[return-value]
+
+
 def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, size: float,
              value: int, *, angle: float | None = None, oblique: float = 0.0,
              cocked: bool = False, logo: bool = False,
              body: tuple[int, int, int] | None = None,
              pip: tuple[int, int, int] | None = None, shadow: bool = True,
-             glare: bool = False, translucent: bool = False) -> SynthDie:
+             glare: bool = False, translucent: bool = False,
+             marbled: bool = False) -> SynthDie:
     """Draw one die in place on ``img`` and return its label.
 
     ``size`` is the side of the top face in pixels, ``value`` 1..6. ``oblique``
     (0..1) shows the side faces as seen by a tilted camera; ``cocked`` draws a
     die resting on an edge (unreadable); ``logo`` replaces the pips by a logo
-    (unreadable). Labels of unreadable dice have value 0.
+    (unreadable); ``marbled`` swirls the body with a second colour. Labels of
+    unreadable dice have value 0.
     """
     if body is None or pip is None:
         b, pips = _BODIES[int(rng.integers(0, len(_BODIES)))]
@@ -261,6 +309,7 @@ def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, si
     rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], np.float32)
     half = size / 2
     alpha = float(rng.uniform(0.75, 0.9)) if translucent else 1.0
+    vein = _marble_vein(rng, body, pip) if marbled else None
     if shadow:
         d = rng.uniform(0.05, 0.25) * size
         sh = np.zeros(img.shape[:2], np.float32)
@@ -279,8 +328,8 @@ def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, si
         m1 = np.column_stack([ux * half, uy * half * g, c1]).astype(np.float32)
         m2 = np.column_stack([ux * half, uy * half * f, c2]).astype(np.float32)
         v1, v2 = int(rng.integers(1, 7)), int(rng.integers(1, 7))
-        _draw_face(img, m1, _shade(body, 0.8), pip, v1, corner, pip_r, rng, alpha=alpha)
-        _draw_face(img, m2, _shade(body, 0.95), pip, v2, corner, pip_r, rng, alpha=alpha)
+        _draw_face(img, m1, _shade(body, 0.8), pip, v1, corner, pip_r, rng, alpha=alpha, vein=vein)
+        _draw_face(img, m2, _shade(body, 0.95), pip, v2, corner, pip_r, rng, alpha=alpha, vein=vein)
         return SynthDie(cx, cy, 0, size, ((float(c1[0]), float(c1[1])), (float(c2[0]), float(c2[1]))))
     # Oblique view: the top face is squashed along the view direction and the
     # near side face shows below it.
@@ -304,9 +353,10 @@ def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, si
             c = np.array([cx, cy], np.float32) + best + vd * depth
             ms = np.column_stack([other, vd * depth, c]).astype(np.float32)
             _draw_face(img, ms, _shade(body, shade), pip, int(rng.integers(1, 7)), corner,
-                       pip_r, rng, alpha=alpha)
+                       pip_r, rng, alpha=alpha, vein=vein)
     m = np.column_stack([top, [cx, cy]]).astype(np.float32)
-    _draw_face(img, m, body, pip, value, corner, pip_r, rng, logo=logo, alpha=alpha)
+    _draw_face(img, m, body, pip, value, corner, pip_r, rng, logo=logo, alpha=alpha,
+               vein=vein)
     if glare:
         gl = img.copy()
         gx = cx + rng.uniform(-0.4, 0.4) * size
@@ -320,9 +370,11 @@ def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, si
 def scene(rng: np.random.Generator, h: int = 480, w: int = 640, *, n_dice: int | None = None,
           size_range: tuple[float, float] = (16.0, 90.0), unreadable_rate: float = 0.12,
           touching: bool | None = None,
-          touching_rate: float = 0.3) -> tuple[np.ndarray, list[SynthDie]]:
+          touching_rate: float = 0.3,
+          marbled_rate: float = 0.0) -> tuple[np.ndarray, list[SynthDie]]:
     """A whole synthetic frame with its labels; ``touching`` (or, when None, a draw with
-    ``touching_rate``) packs the dice side by side."""
+    ``touching_rate``) packs the dice side by side; a share ``marbled_rate`` of the
+    dice is marbled (0 keeps the random draws, hence the frames, of earlier code)."""
     img = background(rng, h, w)
     _clutter(rng, img)
     if n_dice is None:
@@ -359,7 +411,8 @@ def scene(rng: np.random.Generator, h: int = 480, w: int = 640, *, n_dice: int |
         value = int(rng.integers(1, 7))
         die = draw_die(img, rng, x, y, s, value, oblique=oblique * float(rng.uniform(0.7, 1.0)),
                        cocked=cocked, logo=logo, glare=bool(rng.random() < 0.2),
-                       translucent=bool(rng.random() < 0.1))
+                       translucent=bool(rng.random() < 0.1),
+                       marbled=marbled_rate > 0 and bool(rng.random() < marbled_rate))
         if blur:
             # Heavy motion blur over this die only: unreadable.
             k = max(5, int(s * rng.uniform(0.5, 0.9))) | 1
