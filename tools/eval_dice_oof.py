@@ -45,6 +45,19 @@ def policy(probs: np.ndarray, first: int, sure: float, views: int) -> tuple[np.n
     return out, np.where(unsure, views, first)
 
 
+def value_probs(p: np.ndarray) -> np.ndarray:
+    """The outcome probabilities ("1".."6", "unreadable") given that it is a die, from
+    the classifier's 8 (as ``DiceReader.candidates`` does)."""
+    return p[:, :NOT_DIE] / np.maximum(1e-9, 1 - p[:, NOT_DIE:])
+
+
+def read_counts(pv: np.ndarray, labels: np.ndarray, threshold: float) -> tuple[int, int]:
+    """Dice read right and wrong when a value needs ``threshold`` (``DiceReader.decide``)."""
+    best, conf = pv.argmax(1), pv.max(1)
+    valued = (conf >= threshold) & (best != UNREADABLE)
+    return int((valued & (best == labels)).sum()), int((valued & (best != labels)).sum())
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("oof", nargs="+", help=".npz files from train_dice_cls.py --oof")
@@ -60,15 +73,13 @@ def main() -> int:
         for pol in args.policies:
             first, sure, views = pol.split("/")
             p, used = policy(probs[m], int(first), float(sure) if float(sure) < 1 else 2.0, int(views))
-            pv = p[:, :NOT_DIE] / np.maximum(1e-9, 1 - p[:, NOT_DIE:])
-            best, conf = pv.argmax(1), pv.max(1)
+            pv = value_probs(p)
             y = labels[m]
             cells = []
             for t in args.thresholds:
-                valued = (conf >= t) & (best != UNREADABLE)
-                cells.append(f"{t:.2f}: {int((valued & (best == y)).sum())} right "
-                             f"{int((valued & (best != y)).sum())} wrong")
-            print(f"  views {pol:9s} (mean {used.mean():.2f}) top {int((best == y).sum())} | "
+                right, wrong = read_counts(pv, y, t)
+                cells.append(f"{t:.2f}: {right} right {wrong} wrong")
+            print(f"  views {pol:9s} (mean {used.mean():.2f}) top {int((pv.argmax(1) == y).sum())} | "
                   + " | ".join(cells))
     return 0
 

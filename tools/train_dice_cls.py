@@ -40,6 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tools"))
 
+from eval_dice_oof import read_counts, value_probs  # noqa: E402
 from train_dice import conv_bn, dws, init_from_onnx, train_mode  # noqa: E402
 
 from vision.dice import synth  # noqa: E402
@@ -348,15 +349,12 @@ def report(probs: np.ndarray, rows: list[tuple], views: int = 4, threshold: floa
         idx = [i for i, r in enumerate(rows) if r[0] == set_name and r[4]]
         if not idx:
             continue
-        p = probs[idx, :views].mean(1)
-        pv = p[:, :NOT_DIE] / np.maximum(1e-9, 1 - p[:, NOT_DIE:])
+        pv = value_probs(probs[idx, :views].mean(1))
         y = np.array([rows[i][3] for i in idx])
-        best, conf = pv.argmax(1), pv.max(1)
-        sure = (conf >= threshold) & (best < 6)
+        right, wrong = read_counts(pv, y, threshold)
         nll = float(-np.log(np.maximum(1e-6, pv[np.arange(len(y)), y])).mean())
-        parts.append(f"{set_name} {len(y)}: right {int((sure & (best == y)).sum())} "
-                     f"wrong {int((sure & (best != y)).sum())} top {int((best == y).sum())} "
-                     f"nll {nll:.4f}")
+        parts.append(f"{set_name} {len(y)}: right {right} wrong {wrong} "
+                     f"top {int((pv.argmax(1) == y).sum())} nll {nll:.4f}")
     return "; ".join(parts)
 
 

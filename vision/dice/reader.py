@@ -242,9 +242,7 @@ class DiceReader:
         else:
             out = self._forward(small) if die_px is None else self._forward_sized(small)
             props = self._proposals(out, small.shape[1], small.shape[0],
-                                    min(self.weak_det_threshold, self.det_threshold)
-                                    if die_px is None else
-                                    min(self.sized_weak_det_threshold, self.sized_det_threshold))
+                                    self._lowest_peak(sized=die_px is not None))
         if self.large_pass and die_px is None and min(small.shape[:2]) >= 128:
             props = self._with_large_dice(small, props)
         if not props:
@@ -322,9 +320,15 @@ class DiceReader:
         for x, y, w, h in windows:
             out = self._forward_sized(small[y:y + h, x:x + w], _ALIGN)
             props += [(cx + x, cy + y, size, score, probs) for cx, cy, size, score, probs in
-                      self._proposals(out, w, h, min(self.sized_weak_det_threshold,
-                                                         self.sized_det_threshold))]
+                      self._proposals(out, w, h, self._lowest_peak(sized=True))]
         return _one_per_die(props)
+
+    def _lowest_peak(self, sized: bool) -> float:
+        """The heatmap score a proposal needs at all (weak ones included), free or at a
+        known die size."""
+        if sized:
+            return min(self.sized_weak_det_threshold, self.sized_det_threshold)
+        return min(self.weak_det_threshold, self.det_threshold)
 
     def _classify(self, crops: list[np.ndarray]) -> np.ndarray:
         """Classifier probabilities, one row per crop."""

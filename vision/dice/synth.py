@@ -218,13 +218,14 @@ def _draw_face(img: np.ndarray, m: np.ndarray, body: tuple[int, int, int],
     if vein is None:
         cv2.fillPoly(layer, [poly], body, cv2.LINE_AA, shift)
     else:
-        mask = np.zeros(layer.shape[:2], np.uint8)
-        cv2.fillPoly(mask, [poly], 255, cv2.LINE_AA, shift)
         x, y, w, h = cv2.boundingRect(np.round(pts).astype(np.int32))
         x0, y0 = max(0, x - 1), max(0, y - 1)
         x1, y1 = min(layer.shape[1], x + w + 1), min(layer.shape[0], y + h + 1)
-        if x1 > x0 and y1 > y0:
-            cover = mask[y0:y1, x0:x1, None].astype(np.float32) / 255.0
+        if x1 > x0 and y1 > y0:  # the face's mask over its bounding box only
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillPoly(mask, [poly - np.array([x0, y0], np.int32) * scale], 255, cv2.LINE_AA,
+                         shift)
+            cover = mask[..., None].astype(np.float32) / 255.0
             patch = _marble(rng, y1 - y0, x1 - x0, body, vein).astype(np.float32)
             roi = layer[y0:y1, x0:x1]
             roi[:] = (roi * (1 - cover) + patch * cover).astype(np.uint8)
@@ -279,7 +280,8 @@ def _marble_vein(rng: np.random.Generator, body: tuple[int, int, int],
     pick = far or options
     c = pick[int(rng.integers(0, len(pick)))]
     mix = float(rng.uniform(0.4, 1.0))  # how strong the veins are
-    return tuple(int(b + (v - b) * mix) for b, v in zip(body, c, strict=True))  # type: ignore[return-value]
+    r, g, b = (int(x + (v - x) * mix) for x, v in zip(body, c, strict=True))
+    return r, g, b
 
 
 def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, size: float,
