@@ -177,3 +177,35 @@ def test_cli_bench_dice_on_synthetic_set(tmp_path: Path,
     assert recs[0]["name"] == "synthset (all)" and recs[0]["images"] == 3
     assert recs[0]["right"] + recs[0]["wrong"] + recs[0]["unread"] == recs[0]["found"]
     assert main(["bench", "dice", "--data", str(tmp_path / "nothing")]) == 2
+
+
+def _with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
+    """A JPEG with a minimal EXIF block (APP1) that holds only the orientation tag."""
+    tiff = (b"MM\x00\x2a\x00\x00\x00\x08"  # big-endian TIFF header, first IFD at 8
+            + (1).to_bytes(2, "big")  # one entry: 0x0112 Orientation, SHORT, count 1
+            + b"\x01\x12\x00\x03\x00\x00\x00\x01" + orientation.to_bytes(2, "big") + b"\x00\x00"
+            + b"\x00\x00\x00\x00")  # no next IFD
+    body = b"Exif\x00\x00" + tiff
+    app1 = b"\xff\xe1" + (len(body) + 2).to_bytes(2, "big") + body
+    assert jpeg[:2] == b"\xff\xd8"
+    return jpeg[:2] + app1 + jpeg[2:]
+
+
+def test_exif_orientation_is_applied(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A phone photo stored sideways with EXIF orientation 6 ("rotate 90 degrees clockwise
+    to show") is read upright: the image's shape and the die's centre are those of the
+    upright picture."""
+    upright = np.full((480, 640, 3), (170, 200, 225), np.uint8)
+    draw_die(upright, np.random.default_rng(0), 160, 130, 60, 5, angle=30,
+             body=(235, 240, 240), pip=(20, 20, 20))
+    stored = cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)  # 640 high, 480 wide
+    ok, jpg = cv2.imencode(".jpg", stored, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    path = tmp_path / "sideways.jpg"
+    path.write_bytes(_with_exif_orientation(jpg.tobytes(), 6))
+    assert load_image(path).shape == upright.shape
+    assert main(["dice", "--json", str(path)]) == 0
+    dice = json.loads(capsys.readouterr().out)["dice"]
+    assert len(dice) == 1 and dice[0]["value"] == 5, dice
+    cx, cy = dice[0]["center"]
+    assert abs(cx - 160) < 10 and abs(cy - 130) < 10, dice
