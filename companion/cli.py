@@ -14,6 +14,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -171,8 +172,6 @@ def _add_record_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _replayed(path: str) -> tuple[object, list[dict[str, object]]]:
-    from pathlib import Path
-
     from companion.record import RecordError, read_record_lenient, replay, start_race
 
     try:
@@ -265,6 +264,8 @@ def _add_vision_commands(sub: argparse._SubParsersAction) -> None:
                       help="read only this region (pixels), e.g. the dice tray")
     dice.add_argument("--die-px", type=float, default=None, metavar="PX",
                       help="the dice's top-face side in pixels, where known (small dice)")
+    dice.add_argument("--annotate", default=None, metavar="DIR",
+                      help="also write each image with its readings drawn to DIR/NAME.dice.jpg")
     dice.set_defaults(handler=_run_dice)
     _add_locate_command(sub)
 
@@ -283,11 +284,24 @@ def _run_dice(args: argparse.Namespace) -> int:
         roi = (x, y, w, h)
     if args.die_px is not None and not (math.isfinite(args.die_px) and args.die_px > 0):
         raise CliError(f"--die-px must be a positive number of pixels, not {args.die_px:g}")
+    annotate_dir = _output_dir(args.annotate, "--annotate")
     try:
         return dice_command(args.images, sys.stdout, as_json=args.json, roi=roi,
-                            die_px=args.die_px)
+                            die_px=args.die_px, annotate_dir=annotate_dir)
     except FileNotFoundError as exc:
         raise CliError(str(exc)) from exc
+
+
+def _output_dir(path: str | None, option: str) -> Path | None:
+    """The folder an option names, made if missing; a CliError if it cannot be."""
+    if path is None:
+        return None
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"{option} {path}: cannot make that folder ({exc.strerror})") from None
+    return folder
 
 
 def _add_locate_command(sub: argparse._SubParsersAction) -> None:
@@ -414,6 +428,9 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
     dice.add_argument("--json", action="store_true", help="one JSON object per set")
     dice.add_argument("--resize", default=None, metavar="WxH",
                       help="resize every image first, e.g. 2028x1520 (camera-frame timing)")
+    dice.add_argument("--errors", default=None, metavar="DIR",
+                      help="draw every image not read exactly right, with its labels, "
+                      "into DIR/SET/NAME.jpg")
     dice.set_defaults(handler=_run_bench_dice)
     engine = bench_sub.add_parser("engine", help="rules engine speed: destinations, random races, bot races")
     engine.add_argument("--runs", type=int, default=200, help="repetitions of the destination search")
@@ -428,8 +445,6 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
 
 
 def _run_bench_dice(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from vision.dice.data import default_data_dir
     from vision.dice.run import bench_command
 
@@ -441,8 +456,10 @@ def _run_bench_dice(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise CliError(f"--resize wants WxH, e.g. 2028x1520, not {args.resize!r}") from exc
         resize = (w, h)
+    errors_dir = _output_dir(args.errors, "--errors")
     try:
-        return bench_command(data, args.split, sys.stdout, as_json=args.json, resize=resize)
+        return bench_command(data, args.split, sys.stdout, as_json=args.json, resize=resize,
+                             errors_dir=errors_dir)
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from exc
 

@@ -53,12 +53,15 @@ class DieReading:
     not be read safely (cocked, blurred, a logo face, or simply doubtful).
     ``center`` is the top face's centre in pixels of the full frame.
     ``confidence`` (0..1) is the detection score times the probability of the
-    most likely outcome.
+    most likely outcome. ``size`` is the side of its top face in frame pixels
+    as the detector estimates it (0 where unknown); not part of the JSON
+    contract, used to draw the reading.
     """
 
     value: int | None
     center: tuple[float, float]
     confidence: float
+    size: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -200,7 +203,7 @@ class DiceReader:
         value: int | None = best + 1
         if best == _UNREADABLE or p < self.value_threshold:
             value = None
-        return DieReading(value, (c.cx, c.cy), round(c.score * p, 4))
+        return DieReading(value, (c.cx, c.cy), round(c.score * p, 4), round(c.size, 1))
 
     def candidates(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
                    die_px: float | None = None,
@@ -209,7 +212,7 @@ class DiceReader:
         and weak ones from ``weak_det_threshold`` (see :meth:`keeps`)."""
         if die_px is not None and not (math.isfinite(die_px) and die_px > 0):
             raise ValueError(f"die_px must be a positive number of pixels, not {die_px!r}")
-        full = _as_bgr(frame)
+        full = as_bgr(frame)
         img = full
         ox, oy = 0, 0
         if roi is not None:
@@ -443,7 +446,7 @@ def face_crop(img: np.ndarray, cx: float, cy: float, size: float, angle: float =
                           borderMode=cv2.BORDER_REPLICATE)
 
 
-def _as_bgr(frame: np.ndarray) -> np.ndarray:
+def as_bgr(frame: np.ndarray) -> np.ndarray:
     """A 3-channel ``uint8`` view or copy of ``frame``; ``ValueError`` if it is no image."""
     if not isinstance(frame, np.ndarray):
         raise ValueError(f"frame must be a numpy array, not {type(frame).__name__}")

@@ -24,6 +24,7 @@ from typing import TextIO
 import cv2
 import numpy as np
 
+from vision.dice.annotate import annotate
 from vision.dice.data import (
     LabelledDie,
     label_path_for,
@@ -68,16 +69,22 @@ def _human(path: str, dice: list[DieReading], ms: float) -> str:
 def dice_command(paths: Sequence[str], out: TextIO, *, as_json: bool = True,
                  reader: DiceReader | None = None,
                  roi: tuple[int, int, int, int] | None = None,
-                 die_px: float | None = None) -> int:
+                 die_px: float | None = None,
+                 annotate_dir: Path | None = None) -> int:
     """Read each image and print one line per image; returns the exit status (1 if any failed).
 
     ``roi`` (x, y, w, h px) and ``die_px`` (the dice's top-face side in px) are
-    passed to :meth:`DiceReader.read` for every image.
+    passed to :meth:`DiceReader.read` for every image. With ``annotate_dir``
+    (an existing folder) each image read is also written there with its
+    readings drawn, as ``NAME.dice.jpg`` (``NAME-2.dice.jpg``... when two
+    images share a name).
     """
     rd = reader or default_reader()
     status = 0
+    taken: set[str] = set()
     for path in paths:
         t0 = time.perf_counter()
+        img = None
         try:
             img = load_image(path)
             dice = rd.read(img, roi, die_px=die_px)
@@ -86,6 +93,10 @@ def dice_command(paths: Sequence[str], out: TextIO, *, as_json: bool = True,
             dice, error = [], str(exc)
             status = 1
         ms = round((time.perf_counter() - t0) * 1000, 1)
+        if annotate_dir is not None and img is not None and error is None:
+            target = annotate_dir / _unique_name(Path(path).stem, taken)
+            if not cv2.imwrite(str(target), annotate(img, dice, roi=roi)):
+                error, status = f"read, but could not write {target}", 1
         if as_json:
             rec: dict[str, object] = {"image": path}
             if error is not None:
@@ -99,6 +110,16 @@ def dice_command(paths: Sequence[str], out: TextIO, *, as_json: bool = True,
             out.write(_human(path, dice, ms) + "\n")
         out.flush()
     return status
+
+
+def _unique_name(stem: str, taken: set[str]) -> str:
+    """``STEM.dice.jpg``, or ``STEM-2.dice.jpg`` and on when that name is taken."""
+    name, k = f"{stem}.dice.jpg", 1
+    while name in taken:
+        k += 1
+        name = f"{stem}-{k}.dice.jpg"
+    taken.add(name)
+    return name
 
 
 # --- benchmark -----------------------------------------------------------------
@@ -179,11 +200,14 @@ def match(truth: list[LabelledDie], seen: list[DieReading]) -> tuple[int, int, i
 
 
 def bench_set(set_dir: Path, split: str, reader: DiceReader,
-              resize: tuple[int, int] | None = None) -> SetScore:
+              resize: tuple[int, int] | None = None,
+              errors_dir: Path | None = None) -> SetScore:
     """Score ``reader`` on the images of one set in ``split``.
 
     With ``resize`` = (w, h) every image is first resized to that size (to time
-    and check the reader on camera-size frames); labels scale with it.
+    and check the reader on camera-size frames); labels scale with it. With
+    ``errors_dir``, every image not read exactly right is written there (as
+    ``NAME.jpg``) with the readings and the labelled boxes drawn (not timed).
     """
     score = SetScore(set_dir.name)
     for p in list_images(set_dir, split):
@@ -205,14 +229,22 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
         score.unread += unread
         score.missed += missed
         score.false += false
-        score.exact += int(right == len(truth) and false == 0 and len(seen) == len(truth))
+        exact = right == len(truth) and false == 0 and len(seen) == len(truth)
+        score.exact += int(exact)
+        if errors_dir is not None and not exact:
+            target = errors_dir / f"{p.stem}.jpg"
+            if not cv2.imwrite(str(target), annotate(img, seen, truth=truth)):
+                raise ValueError(f"could not write {target}")
     return score
 
 
 def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = False,
                   reader: DiceReader | None = None,
-                  resize: tuple[int, int] | None = None) -> int:
-    """Print one line per set (and a total) of the reader's scores on ``data_dir``."""
+                  resize: tuple[int, int] | None = None,
+                  errors_dir: Path | None = None) -> int:
+    """Print one line per set (and a total) of the reader's scores on ``data_dir``;
+    with ``errors_dir``, also draw the images not read exactly right into
+    ``errors_dir/SET/`` (see :func:`bench_set`)."""
     cv2.setNumThreads(1)
     sets = list_sets(data_dir)
     if not sets:
@@ -222,7 +254,11 @@ def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = Fa
     rd.read(np.zeros((480, 640, 3), np.uint8))
     total = SetScore(f"total ({split})")
     for s in sets:
-        sc = bench_set(s, split, rd, resize)
+        set_errors = None
+        if errors_dir is not None:
+            set_errors = errors_dir / s.name
+            set_errors.mkdir(parents=True, exist_ok=True)
+        sc = bench_set(s, split, rd, resize, set_errors)
         sc.name = f"{s.name} ({split}" + (f", {resize[0]}x{resize[1]})" if resize else ")")
         total.add(sc)
         out.write((json.dumps(sc.as_dict()) if as_json else sc.line()) + "\n")
