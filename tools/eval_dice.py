@@ -43,9 +43,13 @@ def main() -> int:
     ap.add_argument("--cls-size", type=int, default=48)
     ap.add_argument("--cls-model", type=Path, default=None)
     ap.add_argument("--show-errors", action="store_true")
+    ap.add_argument("--crop-factor", type=float, default=None,
+                    help="the classifier's crop side in die sizes (as it was trained)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     reader = DiceReader(args.model, args.cls_model, cls_size=args.cls_size)
+    if args.crop_factor is not None:
+        reader.crop_factor = args.crop_factor
     reader.det_threshold = min(args.det)
     reader.views = args.views
     cache: list[tuple[str, str, dict[str, list[Candidate]], list[LabelledDie]]] = []

@@ -43,6 +43,7 @@ sys.path.insert(0, str(REPO / "tools"))
 from eval_dice_oof import read_counts, value_probs  # noqa: E402
 from train_dice import conv_bn, dws, init_from_onnx, train_mode  # noqa: E402
 
+import vision.dice.reader as reader_module  # noqa: E402
 from vision.dice import synth  # noqa: E402
 from vision.dice.data import (  # noqa: E402
     default_data_dir,
@@ -414,7 +415,12 @@ def main() -> int:
     for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg"):
         ap.add_argument(f"--{key}", type=float, default=AUG[key], help=f"share of crops: {key}")
     ap.add_argument("--eval-every", type=int, default=2000)
+    ap.add_argument("--crop-factor", type=float, default=None,
+                    help="crop side in die sizes (default vision.dice.reader.CLS_FACTOR); a model "
+                    "trained so needs the same DiceReader.crop_factor")
     args = ap.parse_args()
+    if args.crop_factor is not None:  # face_crop reads the module's value at call time
+        reader_module.CLS_FACTOR = args.crop_factor
     for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg"):
         AUG[key] = getattr(args, key)
     torch.manual_seed(args.seed)

@@ -126,6 +126,9 @@ class DiceReader:
         self.not_die_threshold = not_die_threshold
         self.min_side = min_side
         self.cls_size = cls_size
+        #: How much of the frame round a die the classifier sees, in die sizes: a
+        #: property of the classifier model (it was trained on such crops).
+        self.crop_factor = CLS_FACTOR
         #: How the detector's and the classifier's outcome probabilities are joined:
         #: "geo" (geometric mean), "cls" or "det" (one of them only). "cls" was
         #: best on the val split: the detector's own value head is weak on small pips.
@@ -265,7 +268,7 @@ class DiceReader:
             weak = [not ok or score < self.sized_det_threshold
                     for ok, (_, _, _, score, _) in zip(sized, props, strict=True)]
         crops = [face_crop(img, cx / scale, cy / scale, size / scale, angle, flip,
-                           self.cls_size)
+                           self.cls_size, self.crop_factor)
                  for cx, cy, size, _, _ in props for angle, flip in views]
         cls_out = self._classify(crops).reshape(len(props), len(views), -1)
         cls_out = cls_out.mean(axis=1)
@@ -429,13 +432,15 @@ def _blob(img: np.ndarray) -> np.ndarray:
 
 
 def face_crop(img: np.ndarray, cx: float, cy: float, size: float, angle: float = 0.0,
-              flip: bool = False, out_size: int = CLS_SIZE) -> np.ndarray:
+              flip: bool = False, out_size: int = CLS_SIZE,
+              factor: float | None = None) -> np.ndarray:
     """The classifier's view of one die: an ``out_size`` square crop around (cx, cy).
 
-    It covers ``CLS_FACTOR * size`` source pixels, rotated by ``angle`` degrees
-    (training only) and mirrored if ``flip``; borders are replicated.
+    It covers ``factor * size`` source pixels (``CLS_FACTOR`` by default, read
+    at call time), rotated by ``angle`` degrees (training only) and mirrored if
+    ``flip``; borders are replicated.
     """
-    side = max(4.0, size * CLS_FACTOR)
+    side = max(4.0, size * (CLS_FACTOR if factor is None else factor))
     m = cv2.getRotationMatrix2D((cx, cy), angle, out_size / side)
     m[0, 2] += out_size / 2 - cx
     m[1, 2] += out_size / 2 - cy
