@@ -43,7 +43,6 @@ sys.path.insert(0, str(REPO / "tools"))
 from eval_dice_oof import read_counts, value_probs  # noqa: E402
 from train_dice import conv_bn, dws, init_from_onnx, train_mode  # noqa: E402
 
-import vision.dice.reader as reader_module  # noqa: E402
 from vision.dice import synth  # noqa: E402
 from vision.dice.data import (  # noqa: E402
     default_data_dir,
@@ -53,7 +52,7 @@ from vision.dice.data import (  # noqa: E402
     list_sets,
     read_labels,
 )
-from vision.dice.reader import _VIEWS, CLS_SIZE, DiceReader, face_crop  # noqa: E402
+from vision.dice.reader import _VIEWS, CLS_FACTOR, CLS_SIZE, DiceReader, face_crop  # noqa: E402
 
 NCLS = 8  # values 1..6 -> 0..5, unreadable -> 6, not a die -> 7
 NOT_DIE = 7
@@ -274,9 +273,10 @@ def table_items(n: int, seed: int, negatives: int = 6) -> list[Item]:
 
 #: Augmentation settings (set from the command line): shares of crops at the
 #: detector's proposal, with the hue turned, channels shuffled, grey, inverted,
-#: JPEG-compressed; the log-normal spread of size and centre round a label's box.
+#: JPEG-compressed; the log-normal spread of size and centre round a label's box;
+#: the crop's side in die sizes (``--crop-factor``; the reader must use the same).
 AUG = {"det": 0.5, "hue": 0.2, "shuffle": 0.2, "grey": 0.1, "invert": 0.05, "jpeg": 0.2,
-       "size_sigma": 0.13, "offset_sigma": 0.05}
+       "size_sigma": 0.13, "offset_sigma": 0.05, "crop_factor": CLS_FACTOR}
 
 
 def crop_geometry(item: Item, rng: random.Random) -> tuple[float, float, float]:
@@ -298,7 +298,8 @@ def crop_geometry(item: Item, rng: random.Random) -> tuple[float, float, float]:
 def crop_aug(item: Item, rng: random.Random) -> np.ndarray:
     """One augmented training crop (3 x CLS_SIZE x CLS_SIZE, 0..1)."""
     cx, cy, size = crop_geometry(item, rng)
-    crop = face_crop(item[0], cx, cy, size, rng.uniform(0, 360), rng.random() < 0.5)
+    crop = face_crop(item[0], cx, cy, size, rng.uniform(0, 360), rng.random() < 0.5,
+                     factor=AUG["crop_factor"])
     f = crop.astype(np.float32)
     if rng.random() < AUG["hue"]:
         hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
@@ -323,7 +324,8 @@ def crop_aug(item: Item, rng: random.Random) -> np.ndarray:
 
 def view_crops(img: np.ndarray, geo: tuple[float, float, float]) -> np.ndarray:
     """The reader's 8 views of a die as a float batch (8 x 3 x CLS_SIZE x CLS_SIZE)."""
-    crops = [face_crop(img, *geo, angle, flip) for angle, flip in _VIEWS]
+    crops = [face_crop(img, *geo, angle, flip, factor=AUG["crop_factor"])
+             for angle, flip in _VIEWS]
     return np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
 
 
@@ -415,13 +417,11 @@ def main() -> int:
     for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg"):
         ap.add_argument(f"--{key}", type=float, default=AUG[key], help=f"share of crops: {key}")
     ap.add_argument("--eval-every", type=int, default=2000)
-    ap.add_argument("--crop-factor", type=float, default=None,
+    ap.add_argument("--crop-factor", type=float, default=CLS_FACTOR,
                     help="crop side in die sizes (default vision.dice.reader.CLS_FACTOR); a model "
                     "trained so needs the same DiceReader.crop_factor")
     args = ap.parse_args()
-    if args.crop_factor is not None:  # face_crop reads the module's value at call time
-        reader_module.CLS_FACTOR = args.crop_factor
-    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg"):
+    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "crop_factor"):
         AUG[key] = getattr(args, key)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)

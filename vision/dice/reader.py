@@ -433,14 +433,13 @@ def _blob(img: np.ndarray) -> np.ndarray:
 
 def face_crop(img: np.ndarray, cx: float, cy: float, size: float, angle: float = 0.0,
               flip: bool = False, out_size: int = CLS_SIZE,
-              factor: float | None = None) -> np.ndarray:
+              factor: float = CLS_FACTOR) -> np.ndarray:
     """The classifier's view of one die: an ``out_size`` square crop around (cx, cy).
 
-    It covers ``factor * size`` source pixels (``CLS_FACTOR`` by default, read
-    at call time), rotated by ``angle`` degrees (training only) and mirrored if
-    ``flip``; borders are replicated.
+    It covers ``factor * size`` source pixels, rotated by ``angle`` degrees
+    (training only) and mirrored if ``flip``; borders are replicated.
     """
-    side = max(4.0, size * (CLS_FACTOR if factor is None else factor))
+    side = max(4.0, size * factor)
     m = cv2.getRotationMatrix2D((cx, cy), angle, out_size / side)
     m[0, 2] += out_size / 2 - cx
     m[1, 2] += out_size / 2 - cy
