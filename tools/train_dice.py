@@ -263,13 +263,13 @@ def augment(sample: Sample, rng: random.Random) -> tuple[np.ndarray, np.ndarray,
     f = f * rng.uniform(0.6, 1.4) + rng.uniform(-40, 40)
     f = f * np.array([rng.uniform(0.85, 1.15) for _ in range(3)], np.float32)
     if rng.random() < 0.3:
-        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.2))
+        f = np.asarray(cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.2)), np.float32)
     f = f + np.random.normal(0, rng.uniform(0, 6), f.shape).astype(np.float32)
     f = np.clip(f, 0, 255)
     if rng.random() < 0.3:
         q = rng.randint(40, 95)
         ok, enc = cv2.imencode(".jpg", f.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, q])
-        f = cv2.imdecode(enc, cv2.IMREAD_COLOR).astype(np.float32)
+        f = np.asarray(cv2.imdecode(enc, cv2.IMREAD_COLOR), np.float32)
     # targets
     g = CROP // STRIDE
     heat = np.zeros((g, g), np.float32)
@@ -435,6 +435,8 @@ def main() -> int:
     t0 = time.time()
     weights = {k: int(v) for k, v in (w.split("=") for w in args.set_weight)}
     real = load_real(args.data, args.val, weights)
+    if not real:
+        ap.error(f"no labelled dev photographs under {args.data} (see --data, PELOTON_DICE_DATA)")
     syn = make_synth(args.synth, args.seed + 1, args.synth_max_size, touching_rate=args.touching,
                      marbled_rate=args.marbled)
     if args.table:

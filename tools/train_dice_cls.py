@@ -186,17 +186,24 @@ def photo_items(photos: list[Photo], background: int, zoom: int, rng: random.Ran
 
 
 def synth_items(n: int, seed: int, max_size: float, unreadable_rate: float,
-                rng: random.Random, marbled_rate: float = 0.0) -> list[Item]:
+                rng: random.Random, marbled_rate: float = 0.0, touching_rate: float = 0.3,
+                tight_unreadable: bool = False) -> list[Item]:
     """Synthetic scenes' dice; a cocked die is there three times, "unreadable" centred on
-    itself and on each face it shows (the detector often proposes one of them)."""
+    itself and on each face it shows (the detector often proposes one of them). With
+    ``tight_unreadable`` an unreadable die is there once more at 0.55-0.8 of its size:
+    the detector's proposal on a printed digit or a logo is often that small, and a
+    tight crop of it must not look like a "1"."""
     np_rng = np.random.default_rng(seed)
     items: list[Item] = []
     for _ in range(n):
         img, dice = synth.scene(np_rng, 400, 400, size_range=(14.0, max_size),
-                                unreadable_rate=unreadable_rate, marbled_rate=marbled_rate)
+                                unreadable_rate=unreadable_rate, marbled_rate=marbled_rate,
+                                touching_rate=touching_rate)
         for d in dice:
             items.append((img, d.cx, d.cy, d.size, (d.value - 1) if d.value else 6, None))
             items.extend((img, fx, fy, d.size, 6, None) for fx, fy in d.faces)
+            if tight_unreadable and not d.value:
+                items.append((img, d.cx, d.cy, d.size * rng.uniform(0.55, 0.8), 6, None))
         for _ in range(2):
             for _try in range(20):
                 x, y = rng.uniform(0, 400), rng.uniform(0, 400)
@@ -314,11 +321,11 @@ def crop_aug(item: Item, rng: random.Random) -> np.ndarray:
     f = f * rng.uniform(0.6, 1.4) + rng.uniform(-40, 40)
     f = f * np.array([rng.uniform(0.85, 1.15) for _ in range(3)], np.float32)
     if rng.random() < 0.25:
-        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 0.9))
+        f = np.asarray(cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 0.9)), np.float32)
     f = np.clip(f + np.random.normal(0, rng.uniform(0, 6), f.shape).astype(np.float32), 0, 255)
     if rng.random() < AUG["jpeg"]:
         _, enc = cv2.imencode(".jpg", f.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, rng.randint(50, 95)])
-        f = cv2.imdecode(enc, cv2.IMREAD_COLOR).astype(np.float32)
+        f = np.asarray(cv2.imdecode(enc, cv2.IMREAD_COLOR), np.float32)
     return f.transpose(2, 0, 1) / 255.0
 
 
@@ -388,6 +395,12 @@ def main() -> int:
     ap.add_argument("--synth", type=int, default=700)
     ap.add_argument("--marbled", type=float, default=0.0,
                     help="share of the synthetic dice with marbled bodies")
+    ap.add_argument("--synth-unreadable", type=float, default=0.3,
+                    help="share of the synthetic dice that are cocked, a logo or blurred")
+    ap.add_argument("--synth-touching", type=float, default=0.3,
+                    help="share of the synthetic scenes whose dice touch")
+    ap.add_argument("--tight-unreadable", action="store_true",
+                    help="add each unreadable synthetic die at a tight crop too (see synth_items)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     split = ap.add_mutually_exclusive_group()
@@ -432,9 +445,12 @@ def main() -> int:
     fold = tuple(int(v) for v in args.fold.split("/")) if args.fold else None
     held_out = args.val or fold is not None
     photos = load_photos(args.data, "train" if held_out else "all", fold, args.detector)  # type: ignore[arg-type]
+    if not photos:
+        ap.error(f"no labelled dev photographs under {args.data} (see --data, PELOTON_DICE_DATA)")
     val = load_photos(args.data, "val", fold, args.detector) if held_out else []  # type: ignore[arg-type]
     real = photo_items(photos, 3, args.zoom, rng)
-    syn = synth_items(args.synth, args.seed + 7, 150.0, 0.3, rng, args.marbled)
+    syn = synth_items(args.synth, args.seed + 7, 150.0, args.synth_unreadable, rng, args.marbled,
+                      args.synth_touching, args.tight_unreadable)
     table = table_items(args.table, args.seed + 11) if args.table else []
     print(f"mined 'not a die' proposals: {sum(len(ph[4]) for ph in photos)}", flush=True)
     print(f"real crops {len(real)}, synthetic {len(syn)}, table {len(table)}, val photos {len(val)} "
