@@ -42,7 +42,7 @@ _VIEWS = [(0.0, False), (90.0, True), (180.0, False), (270.0, True)]
 #: Face crops for the classifier: CLS_SIZE pixels square, covering CLS_FACTOR
 #: times the die's size around its centre.
 CLS_SIZE = 48
-CLS_FACTOR = 1.4
+CLS_FACTOR = 1.25
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,9 @@ class DiceReader:
         #: ``sized_weak_det_threshold`` up to ``sized_det_threshold`` and those
         #: whose size is outside ``sized_size_range`` times ``die_px`` (the detector
         #: sometimes centres on one pip of a die touching another, whose crop then
-        #: shows a "1"). A weak peak of the known size needs only
+        #: shows a "1"; a proposal smaller than the range is therefore cropped at
+        #: its lower end, so the classifier sees the die round the pip). A weak
+        #: peak of the known size needs only
         #: ``sized_weak_value_threshold``. Chosen on the val split and synthetic
         #: dice (docs/dice.md).
         self.weak_det_threshold = 0.35
@@ -267,9 +269,14 @@ class DiceReader:
             sized = [lo <= size <= hi for _, _, size, _, _ in props]
             weak = [not ok or score < self.sized_det_threshold
                     for ok, (_, _, _, score, _) in zip(sized, props, strict=True)]
-        crops = [face_crop(img, cx / scale, cy / scale, size / scale, angle, flip,
+        if die_px is None:
+            crop_sizes = [size for _, _, size, _, _ in props]
+        else:  # a proposal smaller than the known size (one pip) is seen at that size
+            crop_sizes = [max(size, lo) for _, _, size, _, _ in props]
+        crops = [face_crop(img, cx / scale, cy / scale, cs / scale, angle, flip,
                            self.cls_size, self.crop_factor)
-                 for cx, cy, size, _, _ in props for angle, flip in views]
+                 for (cx, cy, _, _, _), cs in zip(props, crop_sizes, strict=True)
+                 for angle, flip in views]
         cls_out = self._classify(crops).reshape(len(props), len(views), -1)
         cls_out = cls_out.mean(axis=1)
         found = []
