@@ -15,7 +15,9 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+import vision.dice.reader as reader_module
 from vision.dice import DieReading, read_dice
+from vision.dice.reader import DiceReader, face_crop
 from vision.dice.synth import background, draw_die, scene
 
 WOOD = (150, 190, 225)
@@ -165,6 +167,37 @@ def test_touching_dice_at_known_size(size: int, min_right: int) -> None:
                   else "right" if d.value == value else "wrong"] += 1
     assert c["wrong"] == 0, c
     assert c["right"] >= min_right, c
+
+
+def test_small_proposal_at_known_size_is_cropped_at_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``die_px``, a proposal far smaller than a die (one pip of it) is shown to
+    the classifier at the lower end of ``sized_size_range``, not as a lone pip; one of
+    the known size keeps its own crop."""
+    reader = DiceReader()
+    die_px = 56.0
+    scale = reader.die_target / die_px
+    probs = np.full(7, 1 / 7, np.float32)
+    pip, die = 0.3 * die_px * scale, die_px * scale  # sizes in detector pixels
+
+    def proposals(*args: object, **kwargs: object) -> list[tuple]:
+        return [(100.0, 100.0, pip, 0.6, probs), (200.0, 100.0, die, 0.6, probs)]
+
+    monkeypatch.setattr(reader, "_proposals", proposals)
+    sizes: list[float] = []
+
+    def recording_crop(img: np.ndarray, cx: float, cy: float, size: float,
+                       *args: object) -> np.ndarray:
+        sizes.append(size)
+        return face_crop(img, cx, cy, size, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reader_module, "face_crop", recording_crop)
+    found = reader.candidates(_plain(), die_px=die_px)
+    assert len(found) == 2
+    lo = reader.sized_size_range[0] * die_px
+    per_view = len(sizes) // 2
+    assert all(s == pytest.approx(lo) for s in sizes[:per_view]), sizes
+    assert all(s == pytest.approx(die_px) for s in sizes[per_view:]), sizes
+    assert found[0].size == pytest.approx(0.3 * die_px)  # the reading keeps its own size
 
 
 def test_oblique_view_reads_top_face() -> None:
