@@ -261,6 +261,7 @@ class DiceReader:
         # probabilities are averaged.
         n_views = self.views if len(props) <= _MANY else min(self.views, 2)
         views = _VIEWS[: max(1, n_views)]
+        min_crop = 0.0  # the smallest die size a crop is taken at
         if die_px is None:
             sized = [False] * len(props)
             weak = [score < self.det_threshold for _, _, _, score, _ in props]
@@ -269,14 +270,10 @@ class DiceReader:
             sized = [lo <= size <= hi for _, _, size, _, _ in props]
             weak = [not ok or score < self.sized_det_threshold
                     for ok, (_, _, _, score, _) in zip(sized, props, strict=True)]
-        if die_px is None:
-            crop_sizes = [size for _, _, size, _, _ in props]
-        else:  # a proposal smaller than the known size (one pip) is seen at that size
-            crop_sizes = [max(size, lo) for _, _, size, _, _ in props]
-        crops = [face_crop(img, cx / scale, cy / scale, cs / scale, angle, flip,
-                           self.cls_size, self.crop_factor)
-                 for (cx, cy, _, _, _), cs in zip(props, crop_sizes, strict=True)
-                 for angle, flip in views]
+            min_crop = lo  # a proposal smaller than that (one pip) is seen at that size
+        crops = [face_crop(img, cx / scale, cy / scale, max(size, min_crop) / scale, angle,
+                           flip, self.cls_size, self.crop_factor)
+                 for cx, cy, size, _, _ in props for angle, flip in views]
         cls_out = self._classify(crops).reshape(len(props), len(views), -1)
         cls_out = cls_out.mean(axis=1)
         found = []
