@@ -18,7 +18,7 @@ import pytest
 import vision.dice.reader as reader_module
 from vision.dice import DieReading, read_dice
 from vision.dice.reader import DiceReader, face_crop
-from vision.dice.synth import background, draw_die, scene
+from vision.dice.synth import background, draw_die, motion_blur, scene
 
 WOOD = (150, 190, 225)
 COLOURS = [  # body, pips (BGR)
@@ -275,6 +275,28 @@ def test_cocked_dice_rarely_given_a_number() -> None:
     # centre), 10 null, 13 not reported; 4 of 144 over seeds 3-8 (5 with
     # the 1.4-crop classifier)
     assert c["numbered"] <= 2, c
+
+
+# measured null / not reported of 24 (every value, six colours): 16 / 8 at 64 px
+# read freely, 24 / 0 at 34 px with die_px (the table's case: a die still
+# rolling is seen and called unclear); over three seeds of 24 none numbered either
+@pytest.mark.parametrize(("size", "die_px", "min_null"), [(64, None, 10), (34, 34.0, 20)])
+def test_blurred_dice_never_given_a_number(size: int, die_px: float | None,
+                                          min_null: int) -> None:
+    """A die smeared by motion (blur over 0.5-0.9 of its size): null or not reported."""
+    rng = np.random.default_rng(size)
+    c: Counter[str] = Counter()
+    for i in range(24):
+        img = _plain()
+        body, pip = COLOURS[i % 6]
+        draw_die(img, rng, 320, 240, size, 1 + i % 6, body=body, pip=pip,
+                 angle=float(rng.uniform(0, 90)))
+        motion_blur(img, rng, 320, 240, size)
+        seen = read_dice(img, die_px=die_px)
+        c["numbered" if any(d.value is not None for d in seen)
+          else "null" if seen else "missed"] += 1
+    assert c["numbered"] == 0, c
+    assert c["null"] >= min_null, c
 
 
 @pytest.mark.xfail(reason="known gap: a cocked die can still get a number (docs/dice.md)",

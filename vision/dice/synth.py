@@ -284,6 +284,24 @@ def _marble_vein(rng: np.random.Generator, body: tuple[int, int, int],
     return r, g, b
 
 
+def motion_blur(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float,
+                size: float, length: tuple[float, float] = (0.5, 0.9)) -> None:
+    """Smear a die in place as a die still rolling: a straight motion blur of
+    ``length`` (a range, in die sizes: 0.5-0.9 makes it unreadable) in a random
+    direction over the square 2.6 dice wide around (cx, cy)."""
+    h, w = img.shape[:2]
+    k = max(5, int(size * rng.uniform(*length))) | 1
+    ker: np.ndarray = np.zeros((k, k), np.float32)
+    ker[k // 2, :] = 1.0 / k
+    rm = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
+    ker = cv2.warpAffine(ker, rm, (k, k))
+    ker = (ker / max(1e-6, float(ker.sum()))).astype(np.float32)
+    r0 = int(size * 1.3)
+    y0, y1 = max(0, int(cy) - r0), min(h, int(cy) + r0)
+    x0, x1 = max(0, int(cx) - r0), min(w, int(cx) + r0)
+    img[y0:y1, x0:x1] = cv2.filter2D(img[y0:y1, x0:x1], -1, ker)
+
+
 def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, size: float,
              value: int, *, angle: float | None = None, oblique: float = 0.0,
              cocked: bool = False, logo: bool = False,
@@ -415,18 +433,8 @@ def scene(rng: np.random.Generator, h: int = 480, w: int = 640, *, n_dice: int |
                        cocked=cocked, logo=logo, glare=bool(rng.random() < 0.2),
                        translucent=bool(rng.random() < 0.1),
                        marbled=marbled_rate > 0 and bool(rng.random() < marbled_rate))
-        if blur:
-            # Heavy motion blur over this die only: unreadable.
-            k = max(5, int(s * rng.uniform(0.5, 0.9))) | 1
-            ker: np.ndarray = np.zeros((k, k), np.float32)
-            ker[k // 2, :] = 1.0 / k
-            rm = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
-            ker = cv2.warpAffine(ker, rm, (k, k))
-            ker = (ker / max(1e-6, float(ker.sum()))).astype(np.float32)
-            r0 = int(s * 1.3)
-            y0, y1 = max(0, int(y) - r0), min(h, int(y) + r0)
-            x0, x1 = max(0, int(x) - r0), min(w, int(x) + r0)
-            img[y0:y1, x0:x1] = cv2.filter2D(img[y0:y1, x0:x1], -1, ker)
+        if blur:  # heavy motion blur over this die only: unreadable
+            motion_blur(img, rng, x, y, s)
             die = SynthDie(die.cx, die.cy, 0, die.size, die.faces)
         dice.append(die)
     # Camera: slight blur and noise.
