@@ -244,18 +244,21 @@ def test_marbled_dice_never_wrong(size: int) -> None:
     assert c["right"] >= 10, c
 
 
-def _unreadable(kind: str) -> Counter[str]:
-    """24 frames of one cocked or logo die each: how many got a number anywhere in the
-    frame ("numbered": a face the die shows sideways lies off its centre), how many only
-    null readings, how many none."""
-    rng = np.random.default_rng(3 if kind == "cocked" else 4)
+def _unreadable(kind: str, size: int = 64, die_px: float | None = None,
+                seed: int | None = None) -> Counter[str]:
+    """24 frames of one cocked, logo or motion-blurred die each: how many got a number
+    anywhere in the frame ("numbered": a face the die shows sideways lies off its
+    centre), how many only null readings, how many none."""
+    rng = np.random.default_rng(seed if seed is not None else 3 if kind == "cocked" else 4)
     c: Counter[str] = Counter()
     for i in range(24):
         img = _plain()
         body, pip = COLOURS[i % 6]
-        draw_die(img, rng, 320, 240, 64, 1 + i % 6, cocked=kind == "cocked",
+        draw_die(img, rng, 320, 240, size, 1 + i % 6, cocked=kind == "cocked",
                  logo=kind == "logo", body=body, pip=pip, angle=float(rng.uniform(0, 90)))
-        seen = read_dice(img)
+        if kind == "blurred":
+            motion_blur(img, rng, 320, 240, size)
+        seen = read_dice(img, die_px=die_px)
         c["numbered" if any(d.value is not None for d in seen)
           else "null" if seen else "missed"] += 1
     return c
@@ -284,17 +287,7 @@ def test_cocked_dice_rarely_given_a_number() -> None:
 def test_blurred_dice_never_given_a_number(size: int, die_px: float | None,
                                           min_null: int) -> None:
     """A die smeared by motion (blur over 0.5-0.9 of its size): null or not reported."""
-    rng = np.random.default_rng(size)
-    c: Counter[str] = Counter()
-    for i in range(24):
-        img = _plain()
-        body, pip = COLOURS[i % 6]
-        draw_die(img, rng, 320, 240, size, 1 + i % 6, body=body, pip=pip,
-                 angle=float(rng.uniform(0, 90)))
-        motion_blur(img, rng, 320, 240, size)
-        seen = read_dice(img, die_px=die_px)
-        c["numbered" if any(d.value is not None for d in seen)
-          else "null" if seen else "missed"] += 1
+    c = _unreadable("blurred", size, die_px, seed=size)
     assert c["numbered"] == 0, c
     assert c["null"] >= min_null, c
 
