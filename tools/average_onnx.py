@@ -1,7 +1,7 @@
 """Average the weights of ONNX models of one network (a "model soup").
 
 Two fine-tunes of one model sometimes read better averaged than either alone
-(a candidate dice classifier of 2026-11-25 was such an average; docs/dice.md,
+(a candidate dice classifier of 2026-11-25 was such an average; docs/dice-history.md,
 "Adopted on 2026-11-25")::
 
     /tmp/trainvenv/bin/python tools/average_onnx.py OUT.onnx A.onnx B.onnx --weight 0.3
