@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from vision.dice.reader import Candidate, default_reader
@@ -53,3 +55,37 @@ def test_a_weak_proposal_of_the_known_size_needs_less() -> None:
     assert not reader.keeps(_cand(fair, weak=True))
     doubtful = [0.0, 0.0, 0.0, 0.8, 0.1, 0.1, 0.0]
     assert not reader.keeps(_cand(doubtful, weak=True, die_sized=True))
+
+
+def _documented_settings() -> dict[str, str]:
+    """The settings table of docs/dice.md: attribute name -> documented default."""
+    doc = Path(__file__).resolve().parents[2] / "docs" / "dice.md"
+    table = doc.read_text(encoding="utf-8").split("| setting | default |", 1)[1]
+    settings: dict[str, str] = {}
+    for line in table.splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        names, defaults = (cell.strip() for cell in line.split("|")[1:3])
+        keys = [n.strip(" `") for n in names.split(",")]
+        values = [d.strip() for d in defaults.split(",")]
+        assert len(keys) == len(values), line
+        settings.update(zip(keys, values, strict=True))
+    return settings
+
+
+def test_documented_settings_are_the_defaults() -> None:
+    """docs/dice.md lists every decision setting with its default; a changed default
+    must change the documentation too."""
+    reader = default_reader()
+    settings = _documented_settings()
+    assert len(settings) >= 15
+    for name, documented in settings.items():
+        actual = getattr(reader, name)
+        if isinstance(actual, tuple):  # a range, documented as "lo-hi"
+            assert documented == "-".join(f"{v:g}" for v in actual), name
+        elif isinstance(actual, str):
+            assert documented == f'"{actual}"', name
+        elif isinstance(actual, bool):
+            assert documented == str(actual), name
+        else:
+            assert float(documented) == pytest.approx(actual), name
