@@ -74,8 +74,8 @@ def _documented_settings() -> dict[str, str]:
 
 
 def test_documented_settings_are_the_defaults() -> None:
-    """docs/dice.md lists every decision setting with its default; a changed default
-    must change the documentation too."""
+    """Every setting in the table of docs/dice.md has the reader's default: a changed
+    default must change the documentation too."""
     reader = default_reader()
     settings = _documented_settings()
     assert len(settings) >= 15
