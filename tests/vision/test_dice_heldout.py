@@ -33,6 +33,7 @@ def test_heldout_accuracy(name: str) -> None:
     score: SetScore = bench_set(SETS[name], "heldout", default_reader())
     min_right, max_wrong, min_exact = MEASURED[name]
     assert score.images > 20
+    assert not score.skipped, score.skipped
     print(score.line())
     assert score.right / score.dice >= min_right, score.line()
     assert score.wrong / score.dice <= max_wrong, score.line()

@@ -179,6 +179,24 @@ def test_cli_bench_dice_on_synthetic_set(tmp_path: Path,
     assert main(["bench", "dice", "--data", str(tmp_path / "nothing")]) == 2
 
 
+def test_cli_bench_dice_skips_and_names_bad_images_and_labels(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    set_dir = tmp_path / "mixed"
+    (set_dir / "images").mkdir(parents=True)
+    (set_dir / "labels").mkdir()
+    cv2.imwrite(str(set_dir / "images" / "good.png"), _die_image(4))
+    (set_dir / "labels" / "good.txt").write_text("3 0.5 0.5 0.2 0.2\n")
+    (set_dir / "images" / "broken.jpg").write_bytes(b"\xff\xd8 not really a jpeg")
+    cv2.imwrite(str(set_dir / "images" / "mislabelled.png"), _die_image(2))
+    (set_dir / "labels" / "mislabelled.txt").write_text("7 0.5 0.5 0.2 0.2\n")
+    assert main(["bench", "dice", "--data", str(tmp_path), "--split", "all", "--json"]) == 1
+    cap = capsys.readouterr()
+    rec = json.loads(cap.out.splitlines()[0])
+    assert rec["images"] == 1 and rec["dice"] == 1 and rec["skipped"] == 2
+    assert "broken.jpg: not an image" in cap.err
+    assert "mislabelled.txt:1: class must be 0..5" in cap.err
+
+
 def _with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
     """A JPEG with a minimal EXIF block (APP1) that holds only the orientation tag."""
     tiff = (b"MM\x00\x2a\x00\x00\x00\x08"  # big-endian TIFF header, first IFD at 8

@@ -11,6 +11,7 @@ The split is fixed by a hash of ``SET/NAME``: about a quarter of the images are
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,20 +79,48 @@ def list_images(set_dir: Path, split: str = "all") -> list[Path]:
     return [p for p in imgs if split_of(set_dir.name, p.name) == split]
 
 
+class LabelError(ValueError):
+    """A label file that is not YOLO dice labels; the message names the file and line."""
+
+
+#: Coordinates may overshoot [0, 1] by this much (rounding in labelling tools).
+_SLACK = 1e-3
+
+
 def read_labels(label_path: Path, width: int, height: int) -> list[LabelledDie]:
-    """Parse a YOLO label file into dice with pixel boxes; a missing file means no dice."""
+    """Parse a YOLO label file into dice with pixel boxes; a missing file means no dice.
+
+    Each non-blank line must be ``class cx cy w h``: a class 0..5 (face 1..6) and
+    coordinates normalised to the image, inside it. Anything else raises
+    :class:`LabelError` (a wrong label would silently skew every figure).
+    """
     dice: list[LabelledDie] = []
     if not label_path.exists():
         return dice
-    for line in label_path.read_text().splitlines():
+    try:
+        text = label_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LabelError(f"{label_path}: not a readable text file ({exc})") from exc
+    for n, line in enumerate(text.splitlines(), 1):
         parts = line.split()
-        if len(parts) < 5:
+        if not parts:
             continue
-        cls = int(float(parts[0]))
-        cx, cy, w, h = (float(v) for v in parts[1:5])
+        where = f"{label_path}:{n}"
+        if len(parts) != 5:
+            raise LabelError(f"{where}: want 'class cx cy w h' (5 fields), got {line.strip()!r}")
+        try:
+            cls_f, cx, cy, w, h = (float(v) for v in parts)
+        except ValueError as exc:
+            raise LabelError(f"{where}: not numbers: {line.strip()!r}") from exc
+        if not (cls_f.is_integer() and 0 <= cls_f <= 5):
+            raise LabelError(f"{where}: class must be 0..5 (face 1..6), got {parts[0]!r}")
+        if not all(math.isfinite(v) and -_SLACK <= v <= 1 + _SLACK for v in (cx, cy, w, h)) \
+                or w <= 0 or h <= 0:
+            raise LabelError(f"{where}: coordinates must be fractions of the image in 0..1 "
+                             f"with w, h > 0, got {' '.join(parts[1:])}")
         box = ((cx - w / 2) * width, (cy - h / 2) * height,
                (cx + w / 2) * width, (cy + h / 2) * height)
-        dice.append(LabelledDie(cls + 1, box))
+        dice.append(LabelledDie(int(cls_f) + 1, box))
     return dice
 
 

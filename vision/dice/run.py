@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ import numpy as np
 
 from vision.dice.annotate import annotate
 from vision.dice.data import (
+    LabelError,
     LabelledDie,
     label_path_for,
     list_images,
@@ -140,6 +142,8 @@ class SetScore:
     false: int = 0
     exact: int = 0
     ms: list[float] = field(default_factory=list)
+    #: Images left out of the counts, each with why (unreadable image, bad labels).
+    skipped: list[str] = field(default_factory=list)
 
     def add(self, other: SetScore) -> None:
         """Add another set's counts to this one."""
@@ -147,6 +151,7 @@ class SetScore:
                   "exact"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.ms.extend(other.ms)
+        self.skipped.extend(other.skipped)
 
     def line(self) -> str:
         """One human-readable summary line."""
@@ -158,13 +163,16 @@ class SetScore:
                 f"wrong {self.wrong} ({pct(self.wrong, self.dice)}), "
                 f"unread {self.unread}, missed {self.missed}, false {self.false}, "
                 f"images exactly right {self.exact} ({pct(self.exact, self.images)}), "
-                f"median {med:.1f} ms/image")
+                f"median {med:.1f} ms/image"
+                + (f", skipped {len(self.skipped)} (unreadable image or labels)"
+                   if self.skipped else ""))
 
     def as_dict(self) -> dict[str, object]:
         """The counts and rates as a JSON-able dict."""
         d = {k: getattr(self, k) for k in ("name", "images", "dice", "found", "right", "wrong",
                                            "unread", "missed", "false", "exact")}
         d["ms_median"] = round(statistics.median(self.ms), 2) if self.ms else 0.0
+        d["skipped"] = len(self.skipped)
         return d
 
 
@@ -208,18 +216,25 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
     and check the reader on camera-size frames); labels scale with it. With
     ``errors_dir``, every image not read exactly right is written there (as
     ``NAME.jpg``) with the readings and the labelled boxes drawn (not timed).
+    An image that does not decode or whose labels are malformed is not scored;
+    it is listed in ``SetScore.skipped`` with the reason.
     """
     score = SetScore(set_dir.name)
     for p in list_images(set_dir, split):
         img = cv2.imread(str(p), cv2.IMREAD_COLOR)
         if img is None:
+            score.skipped.append(f"{p}: not an image OpenCV can decode")
             continue
         if resize is not None:
             img = cv2.resize(img, resize, interpolation=cv2.INTER_CUBIC)
+        try:
+            truth = read_labels(label_path_for(p), img.shape[1], img.shape[0])
+        except LabelError as exc:
+            score.skipped.append(str(exc))
+            continue
         t0 = time.perf_counter()
         seen = reader.read(img)
         score.ms.append((time.perf_counter() - t0) * 1000)
-        truth = read_labels(label_path_for(p), img.shape[1], img.shape[0])
         right, wrong, unread, missed, false = match(truth, seen)
         score.images += 1
         score.dice += len(truth)
@@ -239,12 +254,15 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
 
 
 def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = False,
+                  err: TextIO | None = None,
                   reader: DiceReader | None = None,
                   resize: tuple[int, int] | None = None,
                   errors_dir: Path | None = None) -> int:
     """Print one line per set (and a total) of the reader's scores on ``data_dir``;
     with ``errors_dir``, also draw the images not read exactly right into
-    ``errors_dir/SET/`` (see :func:`bench_set`)."""
+    ``errors_dir/SET/`` (see :func:`bench_set`). Images that could not be scored
+    are named on ``err`` (stderr by default); the status is then 1, else 0."""
+    err = sys.stderr if err is None else err
     cv2.setNumThreads(1)
     sets = list_sets(data_dir)
     if not sets:
@@ -263,4 +281,6 @@ def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = Fa
         total.add(sc)
         out.write((json.dumps(sc.as_dict()) if as_json else sc.line()) + "\n")
     out.write((json.dumps(total.as_dict()) if as_json else total.line()) + "\n")
-    return 0
+    for why in total.skipped:
+        err.write(f"skipped {why}\n")
+    return 1 if total.skipped else 0
