@@ -16,11 +16,11 @@ import time
 from collections.abc import Iterable
 from typing import IO, Any
 
-import cv2
 import numpy as np
 
 from companion.boards import Board
 from vision.board import locate_board
+from vision.image_file import read_image
 from vision.markers import to_gray
 from vision.tokens import read_tokens
 
@@ -64,20 +64,6 @@ def locate_frame(image: np.ndarray, board: Board, *, expected: list[int] | None 
             out["unexpected"] = reading.unexpected
     out["error_mm"] = round(pose.error_mm, 2)
     return out
-
-
-def read_image(path: str) -> np.ndarray:
-    """An image file as cv2.imread loads it (EXIF orientation applied); ValueError if not."""
-    try:
-        data = np.fromfile(path, dtype=np.uint8)
-    except OSError as exc:
-        raise ValueError(f"cannot read the file ({exc.strerror or exc})") from None
-    if data.size == 0:
-        raise ValueError("empty file")
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    if img is None or img.size == 0:
-        raise ValueError("not an image OpenCV can decode")
-    return img
 
 
 def locate_files(paths: Iterable[str], board: Board, out: IO[str], *,

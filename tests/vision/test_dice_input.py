@@ -11,8 +11,8 @@ import pytest
 
 from companion.cli import main
 from vision.dice import DiceReader, DieReading, read_dice
-from vision.dice.run import load_image
 from vision.dice.synth import draw_die
+from vision.image_file import read_image
 
 
 def _die_image(value: int = 5) -> np.ndarray:
@@ -83,10 +83,10 @@ def test_load_image_errors(tmp_path: Path) -> None:
     empty.write_bytes(b"")
     text = tmp_path / "text.jpg"
     text.write_text("not an image at all")
-    for p, msg in ((empty, "empty"), (text, "not a readable image"),
+    for p, msg in ((empty, "empty"), (text, "not an image OpenCV can decode"),
                    (tmp_path / "missing.jpg", "no such file"), (tmp_path, "directory")):
         with pytest.raises(ValueError, match=msg):
-            load_image(p)
+            read_image(p)
 
 
 def test_cli_dice_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,10 +120,10 @@ def test_cli_dice_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
         assert len(d["center"]) == 2 and all(isinstance(v, float) for v in d["center"])
         assert abs(d["center"][0] - 320) < 15 and abs(d["center"][1] - 240) < 15
         assert 0.0 <= d["confidence"] <= 1.0
-    for r in recs[2:5]:
+    for r in recs[1:5]:
         assert r["error"] and r["dice"] == []
-    # a truncated JPEG is either decoded partially or reported, never a crash
-    assert "error" in recs[1] or isinstance(recs[1]["dice"], list)
+    # OpenCV alone would decode the first third and read no die there: refused instead
+    assert recs[1]["error"] == "truncated JPEG: the file ends before the image does"
 
 
 def test_cli_dice_roi_and_die_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -221,7 +221,7 @@ def test_exif_orientation_is_applied(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert ok
     path = tmp_path / "sideways.jpg"
     path.write_bytes(_with_exif_orientation(jpg.tobytes(), 6))
-    assert load_image(path).shape == upright.shape
+    assert read_image(path).shape == upright.shape
     assert main(["dice", "--json", str(path)]) == 0
     dice = json.loads(capsys.readouterr().out)["dice"]
     assert len(dice) == 1 and dice[0]["value"] == 5, dice

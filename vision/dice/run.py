@@ -1,8 +1,8 @@
 """The work behind ``companion dice`` and ``companion bench dice``.
 
-``companion dice [--json] IMAGE...`` reads each image (EXIF orientation applied,
-as ``cv2.imread`` does) and prints one line per image, in order. With
-``--json`` the line is ``{"image": path, "dice": [{"value": 1-6 or null,
+``companion dice [--json] IMAGE...`` reads each image (EXIF orientation applied, a
+JPEG cut short refused: :mod:`vision.image_file`) and prints one line per image, in
+order. With ``--json`` the line is ``{"image": path, "dice": [{"value": 1-6 or null,
 "center": [x, y], "confidence": c}], "ms": t}``; an image that cannot be read
 gets ``{"image": path, "error": "...", "dice": [], "ms": t}`` and the command
 exits non-zero at the end, after all other images.
@@ -35,21 +35,7 @@ from vision.dice.data import (
     read_labels,
 )
 from vision.dice.reader import DiceReader, DieReading, default_reader
-
-
-def load_image(path: str | Path) -> np.ndarray:
-    """Load an image as BGR with its EXIF orientation applied; ``ValueError`` if it can't be."""
-    p = Path(path)
-    if not p.exists():
-        raise ValueError("no such file")
-    if p.is_dir():
-        raise ValueError("is a directory")
-    if p.stat().st_size == 0:
-        raise ValueError("empty file")
-    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-    if img is None or img.size == 0:
-        raise ValueError("not a readable image")
-    return img
+from vision.image_file import read_image
 
 
 def reading_dict(d: DieReading) -> dict[str, object]:
@@ -88,7 +74,7 @@ def dice_command(paths: Sequence[str], out: TextIO, *, as_json: bool = True,
         t0 = time.perf_counter()
         img = None
         try:
-            img = load_image(path)
+            img = read_image(path)
             dice = rd.read(img, roi, die_px=die_px)
             error = None
         except (ValueError, cv2.error) as exc:
@@ -221,9 +207,10 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
     """
     score = SetScore(set_dir.name)
     for p in list_images(set_dir, split):
-        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-        if img is None:
-            score.skipped.append(f"{p}: not an image OpenCV can decode")
+        try:
+            img = read_image(p)
+        except ValueError as exc:
+            score.skipped.append(f"{p}: {exc}")
             continue
         if resize is not None:
             img = cv2.resize(img, resize, interpolation=cv2.INTER_CUBIC)
