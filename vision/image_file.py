@@ -1,5 +1,6 @@
 """Image files from disk: decoded as BGR with their EXIF orientation applied, or a
-clear ``ValueError`` (missing, empty, a directory, not an image, a JPEG cut short).
+clear ``ValueError`` (missing, empty, a directory, not an image, a JPEG cut short,
+too many pixels).
 
 A JPEG cut short in transfer still decodes in OpenCV (libjpeg fills the rest grey
 and only warns on stderr), so a reader would report the dice of the part that
@@ -17,6 +18,61 @@ import numpy as np
 _SOI, _EOI, _SOS = 0xD8, 0xD9, 0xDA
 #: Markers without a length field: TEM and the restart markers RST0..RST7.
 _STANDALONE = {0x01, *range(0xD0, 0xD8)}
+#: Start-of-frame markers (they hold the image's size): C0..CF but DHT, JPG, DAC.
+_SOF = set(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+_PNG = b"\x89PNG\r\n\x1a\n"
+
+#: Larger images are refused before decoding (a 1 MB PNG can declare 30000 x 30000
+#: pixels: 2.7 GB decoded). Cameras give 12 MP, phones up to ~50 MP.
+MAX_PIXELS = 50_000_000
+
+
+def _walk_jpeg(data: bytes) -> tuple[str, tuple[int, int] | None]:
+    """Follow a JPEG's segments: ("complete" | "cut" | "unknown", (w, h) from its
+    start-of-frame segment if one was passed)."""
+    n = len(data)
+    size = None
+    pos = 2
+    while True:
+        if pos >= n:
+            return "cut", size
+        if data[pos] != 0xFF:
+            return "unknown", size  # not a marker where one belongs: the decoder judges
+        while pos < n and data[pos] == 0xFF:  # fill bytes before a marker
+            pos += 1
+        if pos >= n:
+            return "cut", size
+        marker = data[pos]
+        pos += 1
+        if marker == _EOI:
+            return "complete", size
+        if marker in _STANDALONE:
+            continue
+        if pos + 2 > n:
+            return "cut", size
+        end = pos + int.from_bytes(data[pos:pos + 2], "big")
+        if end > n:
+            return "cut", size
+        if marker in _SOF and end - pos >= 7:
+            size = (int.from_bytes(data[pos + 5:pos + 7], "big"),
+                    int.from_bytes(data[pos + 3:pos + 5], "big"))
+        pos = end
+        if marker == _SOS:  # entropy-coded data up to the next marker
+            while True:
+                pos = data.find(b"\xff", pos)
+                if pos < 0 or pos + 1 >= n:
+                    return "cut", size
+                nxt = data[pos + 1]
+                if nxt == 0x00 or nxt in _STANDALONE:  # a stuffed 0xFF or a restart
+                    pos += 2
+                elif nxt == 0xFF:  # fill byte
+                    pos += 1
+                else:
+                    break
+
+
+def _is_jpeg(data: bytes) -> bool:
+    return len(data) >= 2 and data[0] == 0xFF and data[1] == _SOI
 
 
 def jpeg_is_complete(data: bytes) -> bool:
@@ -28,51 +84,25 @@ def jpeg_is_complete(data: bytes) -> bool:
     not a JPEG, or whose structure this walk does not follow, is left to the
     decoder: True.
     """
-    n = len(data)
-    if n < 2 or data[0] != 0xFF or data[1] != _SOI:
-        return True
-    pos = 2
-    while True:
-        if pos >= n:
-            return False
-        if data[pos] != 0xFF:
-            return True  # not a marker where one belongs: the decoder judges
-        while pos < n and data[pos] == 0xFF:  # fill bytes before a marker
-            pos += 1
-        if pos >= n:
-            return False
-        marker = data[pos]
-        pos += 1
-        if marker == _EOI:
-            return True
-        if marker in _STANDALONE:
-            continue
-        if pos + 2 > n:
-            return False
-        end = pos + int.from_bytes(data[pos:pos + 2], "big")
-        if end > n:
-            return False
-        pos = end
-        if marker == _SOS:  # entropy-coded data up to the next marker
-            while True:
-                pos = data.find(b"\xff", pos)
-                if pos < 0 or pos + 1 >= n:
-                    return False
-                nxt = data[pos + 1]
-                if nxt == 0x00 or nxt in _STANDALONE:  # a stuffed 0xFF or a restart
-                    pos += 2
-                elif nxt == 0xFF:  # fill byte
-                    pos += 1
-                else:
-                    break
+    return not _is_jpeg(data) or _walk_jpeg(data)[0] != "cut"
+
+
+def declared_size(data: bytes) -> tuple[int, int] | None:
+    """The (width, height) a JPEG or PNG file declares in its header, before any
+    decoding; None for other formats or when the header does not say."""
+    if _is_jpeg(data):
+        return _walk_jpeg(data)[1]
+    if data[:8] == _PNG and data[12:16] == b"IHDR" and len(data) >= 24:
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    return None
 
 
 def read_image(path: str | Path) -> np.ndarray:
     """The image file at ``path`` as a BGR array, EXIF orientation applied.
 
     Raises ``ValueError`` with the reason in plain words when it cannot be read
-    whole: no such file, a directory, empty, not an image OpenCV decodes, or a
-    JPEG cut short.
+    whole: no such file, a directory, empty, not an image OpenCV decodes, a JPEG
+    cut short, or a JPEG or PNG over :data:`MAX_PIXELS` (checked before decoding).
     """
     p = Path(path)
     if not p.exists():
@@ -87,6 +117,10 @@ def read_image(path: str | Path) -> np.ndarray:
         raise ValueError("empty file")
     if not jpeg_is_complete(data):
         raise ValueError("truncated JPEG: the file ends before the image does")
+    size = declared_size(data)
+    if size is not None and size[0] * size[1] > MAX_PIXELS:
+        raise ValueError(f"image too large: {size[0]} x {size[1]} pixels "
+                         f"(at most {MAX_PIXELS // 1_000_000} megapixels)")
     img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if img is None or img.size == 0:
         raise ValueError("not an image OpenCV can decode")

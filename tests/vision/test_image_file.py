@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.image_file import jpeg_is_complete, read_image
+from vision.image_file import MAX_PIXELS, declared_size, jpeg_is_complete, read_image
 
 
 def _photo() -> np.ndarray:
@@ -86,3 +86,28 @@ def test_other_formats_are_left_to_the_decoder(tmp_path: Path) -> None:
 def test_paths_that_are_no_files(tmp_path: Path, make: object, says: str) -> None:
     with pytest.raises(ValueError, match=says):
         read_image(make(tmp_path))  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("kind", sorted(JPEG_KINDS))
+def test_declared_size_of_jpeg_and_png(kind: str) -> None:
+    img = _photo()[:300, :500]
+    assert declared_size(cv2.imencode(".jpg", img, JPEG_KINDS[kind])[1].tobytes()) == (500, 300)
+    assert declared_size(cv2.imencode(".png", img)[1].tobytes()) == (500, 300)
+    assert declared_size(cv2.imencode(".bmp", img)[1].tobytes()) is None
+
+
+def test_too_many_pixels_refused_before_decoding(tmp_path: Path) -> None:
+    """A small file that declares a huge image (a decompression bomb) is refused from
+    its header: decoding 30000 x 30000 pixels would take 2.7 GB."""
+    png = bytearray(cv2.imencode(".png", np.zeros((8, 8), np.uint8))[1].tobytes())
+    png[16:24] = (30000).to_bytes(4, "big") + (30000).to_bytes(4, "big")
+    (tmp_path / "bomb.png").write_bytes(bytes(png))
+    with pytest.raises(ValueError, match="image too large: 30000 x 30000 pixels"):
+        read_image(tmp_path / "bomb.png")
+    jpg = bytearray(cv2.imencode(".jpg", _photo())[1].tobytes())
+    sof = jpg.index(b"\xff\xc0")
+    jpg[sof + 5:sof + 9] = (10000).to_bytes(2, "big") + (9000).to_bytes(2, "big")
+    assert 9000 * 10000 > MAX_PIXELS
+    (tmp_path / "bomb.jpg").write_bytes(bytes(jpg))
+    with pytest.raises(ValueError, match="image too large: 9000 x 10000 pixels"):
+        read_image(tmp_path / "bomb.jpg")
