@@ -427,7 +427,8 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
     dice.add_argument("--split", choices=["heldout", "dev", "all"], default="heldout")
     dice.add_argument("--json", action="store_true", help="one JSON object per set")
     dice.add_argument("--resize", default=None, metavar="WxH",
-                      help="resize every image first, e.g. 2028x1520 (camera-frame timing)")
+                      help="make every image a frame of this size first (scaled to fit, dice "
+                           "kept square), e.g. 2028x1520 (camera-frame timing)")
     dice.add_argument("--errors", default=None, metavar="DIR",
                       help="draw every image not read exactly right, with its labels, "
                       "into DIR/SET/NAME.jpg")
@@ -455,6 +456,8 @@ def _run_bench_dice(args: argparse.Namespace) -> int:
             w, h = (int(v) for v in args.resize.lower().split("x"))
         except ValueError as exc:
             raise CliError(f"--resize wants WxH, e.g. 2028x1520, not {args.resize!r}") from exc
+        if min(w, h) < 1:
+            raise CliError(f"--resize wants a positive width and height, not {args.resize!r}")
         resize = (w, h)
     errors_dir = _output_dir(args.errors, "--errors")
     try:

@@ -227,3 +227,24 @@ def test_exif_orientation_is_applied(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert len(dice) == 1 and dice[0]["value"] == 5, dice
     cx, cy = dice[0]["center"]
     assert abs(cx - 160) < 10 and abs(cy - 130) < 10, dice
+
+
+def test_bench_resize_keeps_dice_square_and_labels_on_them(tmp_path: Path) -> None:
+    """``bench dice --resize``: a square photo in a 4:3 frame is scaled the same in x
+    and y and centred; its labels follow, so the dice are still found where labelled."""
+    from vision.dice.run import bench_set, fit_frame
+
+    img = np.full((300, 300, 3), (170, 200, 225), np.uint8)
+    draw_die(img, np.random.default_rng(0), 100, 150, 40, 5, angle=10,
+             body=(235, 240, 240), pip=(20, 20, 20))
+    frame, k, ox, oy = fit_frame(img, (800, 600))
+    assert frame.shape == (600, 800, 3) and k == 2.0 and (ox, oy) == (100, 0)
+    assert (frame[:, :100] == (170, 200, 225)).all()  # the border: the photo's median colour
+    set_dir = tmp_path / "sq"
+    (set_dir / "images").mkdir(parents=True)
+    (set_dir / "labels").mkdir()
+    cv2.imwrite(str(set_dir / "images" / "a.png"), img)
+    (set_dir / "labels" / "a.txt").write_text(f"4 {100 / 300} 0.5 {40 / 300} {40 / 300}\n")
+    for size in (None, (800, 600), (1000, 500)):
+        score = bench_set(set_dir, "all", DiceReader(), size)
+        assert (score.images, score.dice, score.right, score.false) == (1, 1, 1, 0), size

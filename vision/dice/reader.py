@@ -31,6 +31,8 @@ _UNREADABLE = 6
 _NOT_DIE = 7
 _BUCKET = 128  # with die_px, regions are padded to multiples of this (see _forward_sized)
 _SIZED_NETS = 4
+#: A crop that shrinks the frame below this scale is area-resampled first (face_crop).
+_AREA_BELOW = 0.75
 _CLS_BATCH = 4  # classifier batches are padded to multiples of this (see _classify)
 _CLS_NETS = 8
 _MANY = 8  # with more dice than this, at most 2 classifier views each (time)
@@ -441,10 +443,25 @@ def face_crop(img: np.ndarray, cx: float, cy: float, size: float, angle: float =
     """The classifier's view of one die: an ``out_size`` square crop around (cx, cy).
 
     It covers ``factor * size`` source pixels, rotated by ``angle`` degrees
-    (training only) and mirrored if ``flip``; borders are replicated.
+    (training only) and mirrored if ``flip``; borders are replicated. A die much
+    larger than the crop is first shrunk by pixel area (``INTER_AREA``) round its
+    centre: sampled straight from the full-size frame, fine pips alias away.
     """
     side = max(4.0, size * factor)
-    m = cv2.getRotationMatrix2D((cx, cy), angle, out_size / side)
+    scale = out_size / side
+    if scale < _AREA_BELOW:
+        # The square rotated by any angle lies within side / sqrt(2) of the centre.
+        r = side * 0.71 + 2.0
+        x0, y0 = math.floor(cx - r), math.floor(cy - r)
+        n = math.ceil(2 * r)
+        patch = _patch(img, x0, y0, n)
+        m_ = max(1, round(n * scale))
+        img = cv2.resize(patch, (m_, m_), interpolation=cv2.INTER_AREA)
+        k = m_ / n
+        # pixel centres: x in the patch lands on (x + 0.5) * k - 0.5 in the shrunk one
+        cx, cy, side = (cx - x0 + 0.5) * k - 0.5, (cy - y0 + 0.5) * k - 0.5, side * k
+        scale = out_size / side
+    m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
     m[0, 2] += out_size / 2 - cx
     m[1, 2] += out_size / 2 - cy
     if flip:
@@ -452,6 +469,21 @@ def face_crop(img: np.ndarray, cx: float, cy: float, size: float, angle: float =
         m[0, 2] += out_size
     return cv2.warpAffine(img, m, (out_size, out_size), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
+
+
+def _patch(img: np.ndarray, x0: int, y0: int, n: int) -> np.ndarray:
+    """The ``n`` x ``n`` square of ``img`` from (x0, y0), borders replicated where it
+    leaves the image."""
+    h, w = img.shape[:2]
+    xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + n), min(h, y0 + n)
+    if xa >= xb or ya >= yb:  # wholly outside: the nearest edge pixel, replicated
+        px = img[min(max(y0, 0), h - 1), min(max(x0, 0), w - 1)]
+        return np.broadcast_to(px, (n, n) + img.shape[2:]).copy()
+    part = img[ya:yb, xa:xb]
+    pads = (ya - y0, y0 + n - yb, xa - x0, x0 + n - xb)
+    if any(pads):
+        part = cv2.copyMakeBorder(part, *pads, cv2.BORDER_REPLICATE)
+    return part
 
 
 def as_bgr(frame: np.ndarray) -> np.ndarray:

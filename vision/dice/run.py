@@ -193,13 +193,32 @@ def match(truth: list[LabelledDie], seen: list[DieReading]) -> tuple[int, int, i
     return right, wrong, unread, len(truth) - len(used_t), len(seen) - len(used_s)
 
 
+def fit_frame(img: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float, int, int]:
+    """``img`` scaled (the same in x and y: dice stay square) to fit a ``size`` = (w, h)
+    frame, centred on a plain border of its median colour; returns the frame, the
+    scale and the offset (x, y) of the image in it."""
+    fw, fh = size
+    h, w = img.shape[:2]
+    k = min(fw / w, fh / h)
+    sw, sh = max(1, min(fw, round(w * k))), max(1, min(fh, round(h * k)))
+    scaled = cv2.resize(img, (sw, sh), interpolation=cv2.INTER_CUBIC if k > 1 else cv2.INTER_AREA)
+    ox, oy = (fw - sw) // 2, (fh - sh) // 2
+    if (sw, sh) == (fw, fh):
+        return scaled, k, 0, 0
+    colour = [float(v) for v in np.median(scaled.reshape(-1, 3), axis=0)]
+    frame = cv2.copyMakeBorder(scaled, oy, fh - sh - oy, ox, fw - sw - ox,
+                               cv2.BORDER_CONSTANT, value=colour)
+    return frame, k, ox, oy
+
+
 def bench_set(set_dir: Path, split: str, reader: DiceReader,
               resize: tuple[int, int] | None = None,
               errors_dir: Path | None = None) -> SetScore:
     """Score ``reader`` on the images of one set in ``split``.
 
-    With ``resize`` = (w, h) every image is first resized to that size (to time
-    and check the reader on camera-size frames); labels scale with it. With
+    With ``resize`` = (w, h) every image is first made a frame of that size (to
+    time and check the reader on camera-size frames, :func:`fit_frame`); labels
+    follow it. With
     ``errors_dir``, every image not read exactly right is written there (as
     ``NAME.jpg``) with the readings and the labelled boxes drawn (not timed).
     An image that does not decode or whose labels are malformed is not scored;
@@ -212,10 +231,14 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
         except ValueError as exc:
             score.skipped.append(f"{p}: {exc}")
             continue
+        h, w = img.shape[:2]
+        k, ox, oy = 1.0, 0, 0
         if resize is not None:
-            img = cv2.resize(img, resize, interpolation=cv2.INTER_CUBIC)
+            img, k, ox, oy = fit_frame(img, resize)
         try:
-            truth = read_labels(label_path_for(p), img.shape[1], img.shape[0])
+            truth = [LabelledDie(d.value, (d.box[0] + ox, d.box[1] + oy, d.box[2] + ox,
+                                           d.box[3] + oy))
+                     for d in read_labels(label_path_for(p), round(w * k), round(h * k))]
         except LabelError as exc:
             score.skipped.append(str(exc))
             continue
