@@ -31,8 +31,10 @@ _UNREADABLE = 6
 _NOT_DIE = 7
 _BUCKET = 128  # with die_px, regions are padded to multiples of this (see _forward_sized)
 _SIZED_NETS = 4
-#: A crop that shrinks the frame below this scale is area-resampled first (face_crop).
-_AREA_BELOW = 0.75
+#: A crop that shrinks the frame below this scale (bilinear sampling would skip
+#: pixels) is area-resampled first (face_crop). Above it, crops are sampled as the
+#: classifier was trained; 0.75 read the same on dev (docs/dice-history.md).
+_AREA_BELOW = 0.5
 _CLS_BATCH = 4  # classifier batches are padded to multiples of this (see _classify)
 _CLS_NETS = 8
 _MANY = 8  # with more dice than this, at most 2 classifier views each (time)
