@@ -445,9 +445,10 @@ def face_crop(img: np.ndarray, cx: float, cy: float, size: float, angle: float =
     """The classifier's view of one die: an ``out_size`` square crop around (cx, cy).
 
     It covers ``factor * size`` source pixels, rotated by ``angle`` degrees
-    (training only) and mirrored if ``flip``; borders are replicated. A die much
-    larger than the crop is first shrunk by pixel area (``INTER_AREA``) round its
-    centre: sampled straight from the full-size frame, fine pips alias away.
+    (training only) and mirrored if ``flip``; borders are replicated. A die more
+    than twice the crop's size (scale below ``_AREA_BELOW``) is first shrunk by
+    pixel area (``INTER_AREA``) round its centre: sampled straight from the
+    full-size frame, fine pips would alias away.
     """
     side = max(4.0, size * factor)
     scale = out_size / side
@@ -457,9 +458,9 @@ def face_crop(img: np.ndarray, cx: float, cy: float, size: float, angle: float =
         x0, y0 = math.floor(cx - r), math.floor(cy - r)
         n = math.ceil(2 * r)
         patch = _patch(img, x0, y0, n)
-        m_ = max(1, round(n * scale))
-        img = cv2.resize(patch, (m_, m_), interpolation=cv2.INTER_AREA)
-        k = m_ / n
+        shrunk = max(1, round(n * scale))
+        img = cv2.resize(patch, (shrunk, shrunk), interpolation=cv2.INTER_AREA)
+        k = shrunk / n
         # pixel centres: x in the patch lands on (x + 0.5) * k - 0.5 in the shrunk one
         cx, cy, side = (cx - x0 + 0.5) * k - 0.5, (cy - y0 + 0.5) * k - 0.5, side * k
         scale = out_size / side
