@@ -429,6 +429,9 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
     dice.add_argument("--resize", default=None, metavar="WxH",
                       help="make every image a frame of this size first (scaled to fit, dice "
                            "kept square), e.g. 2028x1520 (camera-frame timing)")
+    dice.add_argument("--known-size", action="store_true",
+                      help="tell the reader each image's die size (the median labelled box), "
+                      "as the table knows it from the board")
     dice.add_argument("--errors", default=None, metavar="DIR",
                       help="draw every image not read exactly right, with its labels, "
                       "into DIR/SET/NAME.jpg")
@@ -462,7 +465,7 @@ def _run_bench_dice(args: argparse.Namespace) -> int:
     errors_dir = _output_dir(args.errors, "--errors")
     try:
         return bench_command(data, args.split, sys.stdout, as_json=args.json, resize=resize,
-                             errors_dir=errors_dir)
+                             errors_dir=errors_dir, known_size=args.known_size)
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from exc
 

@@ -246,5 +246,31 @@ def test_bench_resize_keeps_dice_square_and_labels_on_them(tmp_path: Path) -> No
     cv2.imwrite(str(set_dir / "images" / "a.png"), img)
     (set_dir / "labels" / "a.txt").write_text(f"4 {100 / 300} 0.5 {40 / 300} {40 / 300}\n")
     for size in (None, (800, 600), (1000, 500)):
-        score = bench_set(set_dir, "all", DiceReader(), size)
-        assert (score.images, score.dice, score.right, score.false) == (1, 1, 1, 0), size
+        for known in (False, True):
+            score = bench_set(set_dir, "all", DiceReader(), size, known_size=known)
+            assert (score.images, score.dice, score.right, score.false) == (1, 1, 1, 0), size
+
+
+def test_bench_known_size_tells_the_reader_the_labelled_size(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    set_dir = tmp_path / "sq"
+    (set_dir / "images").mkdir(parents=True)
+    (set_dir / "labels").mkdir()
+    cv2.imwrite(str(set_dir / "images" / "a.png"), _die_image(5))
+    (set_dir / "labels" / "a.txt").write_text("4 0.5 0.5 0.09 0.12\n2 0.2 0.2 0.1 0.1\n"
+                                              "1 0.7 0.7 0.2 0.2\n")
+    seen: list[float | None] = []
+    real_read = DiceReader.read
+
+    def spy(self: DiceReader, frame: np.ndarray, roi: object = None, *,
+            die_px: float | None = None, **kw: object) -> list[DieReading]:
+        seen.append(die_px)
+        return real_read(self, frame, roi, die_px=die_px, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(DiceReader, "read", spy)
+    assert main(["bench", "dice", "--data", str(tmp_path), "--split", "all", "--json",
+                 "--known-size"]) == 0
+    rec = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert rec["name"] == "sq (all, known die size)"
+    assert seen[-1] == pytest.approx(64.0)  # the boxes' longer sides: 57.6, 64, 128 px

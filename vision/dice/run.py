@@ -213,7 +213,7 @@ def fit_frame(img: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float
 
 def bench_set(set_dir: Path, split: str, reader: DiceReader,
               resize: tuple[int, int] | None = None,
-              errors_dir: Path | None = None) -> SetScore:
+              errors_dir: Path | None = None, known_size: bool = False) -> SetScore:
     """Score ``reader`` on the images of one set in ``split``.
 
     With ``resize`` = (w, h) every image is first made a frame of that size (to
@@ -222,7 +222,9 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
     ``errors_dir``, every image not read exactly right is written there (as
     ``NAME.jpg``) with the readings and the labelled boxes drawn (not timed).
     An image that does not decode or whose labels are malformed is not scored;
-    it is listed in ``SetScore.skipped`` with the reason.
+    it is listed in ``SetScore.skipped`` with the reason. With ``known_size``
+    the reader is told the die size (``die_px``: the median labelled box's
+    longer side), as the table knows it from the board.
     """
     score = SetScore(set_dir.name)
     for p in list_images(set_dir, split):
@@ -242,8 +244,12 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
         except LabelError as exc:
             score.skipped.append(str(exc))
             continue
+        die_px = None
+        if known_size and truth:
+            die_px = float(np.median([max(d.box[2] - d.box[0], d.box[3] - d.box[1])
+                                      for d in truth]))
         t0 = time.perf_counter()
-        seen = reader.read(img)
+        seen = reader.read(img, die_px=die_px)
         score.ms.append((time.perf_counter() - t0) * 1000)
         right, wrong, unread, missed, false = match(truth, seen)
         score.images += 1
@@ -267,7 +273,7 @@ def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = Fa
                   err: TextIO | None = None,
                   reader: DiceReader | None = None,
                   resize: tuple[int, int] | None = None,
-                  errors_dir: Path | None = None) -> int:
+                  errors_dir: Path | None = None, known_size: bool = False) -> int:
     """Print one line per set (and a total) of the reader's scores on ``data_dir``;
     with ``errors_dir``, also draw the images not read exactly right into
     ``errors_dir/SET/`` (see :func:`bench_set`). Images that could not be scored
@@ -286,8 +292,9 @@ def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = Fa
         if errors_dir is not None:
             set_errors = errors_dir / s.name
             set_errors.mkdir(parents=True, exist_ok=True)
-        sc = bench_set(s, split, rd, resize, set_errors)
-        sc.name = f"{s.name} ({split}" + (f", {resize[0]}x{resize[1]})" if resize else ")")
+        sc = bench_set(s, split, rd, resize, set_errors, known_size)
+        sc.name = (f"{s.name} ({split}" + (f", {resize[0]}x{resize[1]}" if resize else "")
+                   + (", known die size)" if known_size else ")"))
         total.add(sc)
         out.write((json.dumps(sc.as_dict()) if as_json else sc.line()) + "\n")
     out.write((json.dumps(total.as_dict()) if as_json else total.line()) + "\n")
