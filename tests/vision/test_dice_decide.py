@@ -10,8 +10,8 @@ from vision.dice.reader import Candidate, default_reader
 
 
 def _cand(probs: list[float], not_die: float = 0.0, weak: bool = False,
-          die_sized: bool = False) -> Candidate:
-    return Candidate(100.0, 100.0, 40.0, 0.6, tuple(probs), not_die, weak, die_sized)
+          die_sized: bool = False, noise: float = 0.0) -> Candidate:
+    return Candidate(100.0, 100.0, 40.0, 0.6, tuple(probs), not_die, weak, die_sized, noise)
 
 
 FOUR = [0.0, 0.0, 0.0, 0.97, 0.01, 0.01, 0.01]  # "4" at 0.97
@@ -55,6 +55,18 @@ def test_a_weak_proposal_of_the_known_size_needs_less() -> None:
     assert not reader.keeps(_cand(fair, weak=True))
     doubtful = [0.0, 0.0, 0.0, 0.8, 0.1, 0.1, 0.0]
     assert not reader.keeps(_cand(doubtful, weak=True, die_sized=True))
+
+
+def test_a_die_in_a_noisy_crop_gets_no_value() -> None:
+    """Past ``noise_threshold`` grey levels of noise a clear-looking value is withheld,
+    and a weak proposal (which is never reported as null) is not reported."""
+    reader = default_reader()
+    t = reader.noise_threshold
+    assert reader.decide(_cand(FOUR, noise=t)).value == 4
+    assert reader.decide(_cand(FOUR, noise=t + 0.1)).value is None
+    assert reader.keeps(_cand(FOUR, noise=t + 0.1))  # seen: reported, as null
+    assert reader.keeps(_cand(FOUR, weak=True, noise=t))
+    assert not reader.keeps(_cand(FOUR, weak=True, noise=t + 0.1))
 
 
 def _documented_settings() -> dict[str, str]:

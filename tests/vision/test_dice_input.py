@@ -274,3 +274,17 @@ def test_bench_known_size_tells_the_reader_the_labelled_size(
     rec = json.loads(capsys.readouterr().out.splitlines()[0])
     assert rec["name"] == "sq (all, known die size)"
     assert seen[-1] == pytest.approx(64.0)  # the boxes' longer sides: 57.6, 64, 128 px
+
+
+def test_noise_never_reads_as_a_number() -> None:
+    """A broken or dark frame full of noise: pips appear in it, so no value is given
+    (without the noise check, 20 uniform-noise frames gave 6 numbers)."""
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        for frame in (rng.integers(0, 256, (480, 640, 3), dtype=np.uint8),
+                      np.clip(128 + rng.normal(0, 40, (480, 640, 3)), 0, 255).astype(np.uint8)):
+            assert all(d.value is None for d in read_dice(frame))
+    clean = _die_image(3)
+    assert [d.value for d in read_dice(clean)] == [3]
+    noisy = np.clip(clean + rng.normal(0, 25, clean.shape), 0, 255).astype(np.uint8)
+    assert all(d.value is None for d in read_dice(noisy))
