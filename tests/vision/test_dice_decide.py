@@ -10,8 +10,9 @@ from vision.dice.reader import Candidate, default_reader
 
 
 def _cand(probs: list[float], not_die: float = 0.0, weak: bool = False,
-          die_sized: bool = False, noise: float = 0.0) -> Candidate:
-    return Candidate(100.0, 100.0, 40.0, 0.6, tuple(probs), not_die, weak, die_sized, noise)
+          die_sized: bool = False, noise: float = 0.0, blur: float = 0.0) -> Candidate:
+    return Candidate(100.0, 100.0, 40.0, 0.6, tuple(probs), not_die, weak, die_sized, noise,
+                     blur)
 
 
 FOUR = [0.0, 0.0, 0.0, 0.97, 0.01, 0.01, 0.01]  # "4" at 0.97
@@ -67,6 +68,17 @@ def test_a_die_in_a_noisy_crop_gets_no_value() -> None:
     assert reader.keeps(_cand(FOUR, noise=t + 0.1))  # seen: reported, as null
     assert reader.keeps(_cand(FOUR, weak=True, noise=t))
     assert not reader.keeps(_cand(FOUR, weak=True, noise=t + 0.1))
+
+
+def test_a_blurred_die_gets_no_value() -> None:
+    """Edges softer than ``blur_threshold`` pixels: the value is withheld, a weak
+    proposal dropped."""
+    reader = default_reader()
+    t = reader.blur_threshold
+    assert reader.decide(_cand(FOUR, blur=t)).value == 4
+    assert reader.decide(_cand(FOUR, blur=t + 0.1)).value is None
+    assert reader.keeps(_cand(FOUR, blur=t + 0.1))
+    assert not reader.keeps(_cand(FOUR, weak=True, blur=t + 0.1))
 
 
 def _documented_settings() -> dict[str, str]:

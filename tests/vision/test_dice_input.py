@@ -288,3 +288,15 @@ def test_noise_never_reads_as_a_number() -> None:
     assert [d.value for d in read_dice(clean)] == [3]
     noisy = np.clip(clean + rng.normal(0, 25, clean.shape), 0, 255).astype(np.uint8)
     assert all(d.value is None for d in read_dice(noisy))
+
+
+def test_defocused_die_is_not_given_a_number() -> None:
+    """A 38 px die blurred past its pips' edges (sigma 4 px: a camera out of focus) is
+    reported without a value, if at all; in focus, and still at sigma 2, it is read."""
+    for value in range(1, 7):
+        img = np.full((480, 640, 3), (170, 200, 225), np.uint8)
+        draw_die(img, np.random.default_rng(0), 320, 240, 38, value, angle=10,
+                 body=(235, 240, 240), pip=(20, 20, 20))
+        assert [d.value for d in read_dice(img)] == [value]
+        assert [d.value for d in read_dice(cv2.GaussianBlur(img, (0, 0), 2.0))] == [value]
+        assert all(d.value is None for d in read_dice(cv2.GaussianBlur(img, (0, 0), 4.0)))
