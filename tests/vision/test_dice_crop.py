@@ -75,3 +75,13 @@ def test_edge_width_grows_with_blur() -> None:
     assert sharp < widths[0] < widths[1] < widths[2]
     assert 1.5 * 3.0 < widths[2] < 2.5 * 3.0
     assert edge_width(np.full((48, 48, 3), 90, np.uint8)) == 0.0
+
+
+def test_fast_percentiles_are_numpys() -> None:
+    from vision.dice.reader import _percentiles
+
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 7, 1444):
+        a = rng.random(n).astype(np.float32)
+        assert np.allclose(_percentiles(a, (2.0, 98.0, 99.0)), np.percentile(a, [2, 98, 99]),
+                           atol=1e-6)

@@ -525,9 +525,21 @@ def edge_width(crop: np.ndarray, margin: int = 5) -> float:
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     inner = slice(margin, -margin)
-    steep = float(np.percentile(cv2.magnitude(gx, gy)[inner, inner], 99)) / 8.0
-    lo, hi = np.percentile(grey[inner, inner], (2, 98))
-    return float(hi - lo) / steep if steep > 1e-3 else 0.0
+    steep = _percentiles(cv2.magnitude(gx, gy)[inner, inner], (99.0,))[0] / 8.0
+    lo, hi = _percentiles(grey[inner, inner], (2.0, 98.0))
+    return (hi - lo) / steep if steep > 1e-3 else 0.0
+
+
+def _percentiles(a: np.ndarray, qs: tuple[float, ...]) -> list[float]:
+    """``np.percentile(a, qs)`` (linear interpolation) by partial sorting: ~5x faster
+    on the few thousand values of a crop."""
+    flat = a.ravel()
+    n = flat.size
+    pos = [q / 100.0 * (n - 1) for q in qs]
+    ks = sorted({k for p in pos for k in (int(p), min(n - 1, int(p) + 1))})
+    part = np.partition(flat, ks)
+    return [float(part[int(p)] + (p - int(p)) * (part[min(n - 1, int(p) + 1)] - part[int(p)]))
+            for p in pos]
 
 
 def as_bgr(frame: np.ndarray) -> np.ndarray:
