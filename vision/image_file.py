@@ -90,8 +90,10 @@ def jpeg_is_complete(data: bytes) -> bool:
 def declared_size(data: bytes) -> tuple[int, int] | None:
     """The (width, height) a JPEG or PNG file declares in its header, before any
     decoding; None for other formats or when the header does not say."""
-    if _is_jpeg(data):
-        return _walk_jpeg(data)[1]
+    return _walk_jpeg(data)[1] if _is_jpeg(data) else _png_size(data)
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
     if data[:8] == _PNG and data[12:16] == b"IHDR" and len(data) >= 24:
         return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     return None
@@ -115,9 +117,12 @@ def read_image(path: str | Path) -> np.ndarray:
         raise ValueError(f"cannot read the file ({exc.strerror or exc})") from None
     if not data:
         raise ValueError("empty file")
-    if not jpeg_is_complete(data):
-        raise ValueError("truncated JPEG: the file ends before the image does")
-    size = declared_size(data)
+    if _is_jpeg(data):  # one walk gives both the completeness and the size
+        state, size = _walk_jpeg(data)
+        if state == "cut":
+            raise ValueError("truncated JPEG: the file ends before the image does")
+    else:
+        size = _png_size(data)
     if size is not None and size[0] * size[1] > MAX_PIXELS:
         raise ValueError(f"image too large: {size[0]} x {size[1]} pixels "
                          f"(at most {MAX_PIXELS // 1_000_000} megapixels)")
