@@ -211,12 +211,13 @@ class DiceReader:
     def keeps(self, c: Candidate) -> bool:
         """Whether a candidate is reported: not "not a die"; a weak one only when read
         clearly (a value at ``weak_value_threshold``, or ``sized_weak_value_threshold``
-        when it has the known die size, and "not a die" at most ``weak_not_die``)."""
+        when it has the known die size, "not a die" at most ``weak_not_die``, and not
+        :meth:`degraded`)."""
         if c.not_die >= self.not_die_threshold:
             return False
         if not c.weak:
             return True
-        if c.noise > self.noise_threshold or c.blur > self.blur_threshold:
+        if self.degraded(c):
             return False
         best = int(np.argmax(c.probs))
         needed = self.sized_weak_value_threshold if c.die_sized else self.weak_value_threshold
@@ -228,10 +229,14 @@ class DiceReader:
         best = int(np.argmax(c.probs))
         p = float(c.probs[best])
         value: int | None = best + 1
-        if (best == _UNREADABLE or p < self.value_threshold or c.noise > self.noise_threshold
-                or c.blur > self.blur_threshold):
+        if best == _UNREADABLE or p < self.value_threshold or self.degraded(c):
             value = None
         return DieReading(value, (c.cx, c.cy), round(c.score * p, 4), round(c.size, 1))
+
+    def degraded(self, c: Candidate) -> bool:
+        """Whether the die's crop is too noisy or too blurred for any value to be safe
+        (``noise_threshold``, ``blur_threshold``)."""
+        return c.noise > self.noise_threshold or c.blur > self.blur_threshold
 
     def candidates(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
                    die_px: float | None = None,
