@@ -283,7 +283,12 @@ def table_items(n: int, seed: int, negatives: int = 6) -> list[Item]:
 #: JPEG-compressed; the log-normal spread of size and centre round a label's box;
 #: the crop's side in die sizes (``--crop-factor``; the reader must use the same).
 AUG = {"det": 0.5, "hue": 0.2, "shuffle": 0.2, "grey": 0.1, "invert": 0.05, "jpeg": 0.2,
-       "size_sigma": 0.13, "offset_sigma": 0.05, "crop_factor": CLS_FACTOR}
+       "motion": 0.0, "size_sigma": 0.13, "offset_sigma": 0.05, "crop_factor": CLS_FACTOR}
+#: A motion smear (``--motion``) up to this many die sizes keeps the die's value...
+MILD_SMEAR = (0.05, 0.15)
+#: ...and one in this range makes a die "unreadable" (a "4" smeared reads "6").
+STRONG_SMEAR = (0.25, 0.6)
+UNREADABLE = 6
 
 
 def crop_geometry(item: Item, rng: random.Random) -> tuple[float, float, float]:
@@ -302,11 +307,24 @@ def crop_geometry(item: Item, rng: random.Random) -> tuple[float, float, float]:
     return cx + rng.uniform(-0.15, 0.15) * size, cy + rng.uniform(-0.15, 0.15) * size, size
 
 
-def crop_aug(item: Item, rng: random.Random) -> np.ndarray:
-    """One augmented training crop (3 x CLS_SIZE x CLS_SIZE, 0..1)."""
+def crop_aug(item: Item, rng: random.Random) -> tuple[np.ndarray, int]:
+    """One augmented training crop (3 x CLS_SIZE x CLS_SIZE, 0..1) and its class.
+
+    With ``AUG["motion"]`` a crop is smeared in one direction (a die still moving,
+    a hand-held shot): by ``MILD_SMEAR`` die sizes it keeps its class, by
+    ``STRONG_SMEAR`` a die becomes "unreadable"."""
     cx, cy, size = crop_geometry(item, rng)
     crop = face_crop(item[0], cx, cy, size, rng.uniform(0, 360), rng.random() < 0.5,
                      factor=AUG["crop_factor"])
+    label = item[4]
+    if rng.random() < AUG["motion"]:
+        strong = rng.random() < 0.4
+        smear = rng.uniform(*(STRONG_SMEAR if strong else MILD_SMEAR))
+        die_in_crop = CLS_SIZE * item[3] / (AUG["crop_factor"] * size)
+        crop = cv2.filter2D(crop, -1, synth.motion_kernel(smear * die_in_crop, rng.uniform(0, 180)),
+                            borderType=cv2.BORDER_REPLICATE)
+        if strong and label < UNREADABLE:
+            label = UNREADABLE
     f = crop.astype(np.float32)
     if rng.random() < AUG["hue"]:
         hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
@@ -326,7 +344,7 @@ def crop_aug(item: Item, rng: random.Random) -> np.ndarray:
     if rng.random() < AUG["jpeg"]:
         _, enc = cv2.imencode(".jpg", f.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, rng.randint(50, 95)])
         f = np.asarray(cv2.imdecode(enc, cv2.IMREAD_COLOR), np.float32)
-    return f.transpose(2, 0, 1) / 255.0
+    return f.transpose(2, 0, 1) / 255.0, label
 
 
 def view_crops(img: np.ndarray, geo: tuple[float, float, float]) -> np.ndarray:
@@ -427,14 +445,14 @@ def main() -> int:
     ap.add_argument("--table-weight", type=float, default=0.1,
                     help="share of each batch taken from the table scenes' crops (with --table)")
     ap.add_argument("--zoom", type=int, default=1, help="zoomed-out 'not a die' crops per photo")
-    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg"):
+    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "motion"):
         ap.add_argument(f"--{key}", type=float, default=AUG[key], help=f"share of crops: {key}")
     ap.add_argument("--eval-every", type=int, default=2000)
     ap.add_argument("--crop-factor", type=float, default=CLS_FACTOR,
                     help="crop side in die sizes (default vision.dice.reader.CLS_FACTOR); a model "
                     "trained so needs the same DiceReader.crop_factor")
     args = ap.parse_args()
-    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "crop_factor"):
+    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "motion", "crop_factor"):
         AUG[key] = getattr(args, key)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
@@ -483,8 +501,9 @@ def main() -> int:
             ridx += [int(i) for i in np_rng.choice(len(real), nhard, p=hardness / hardness.sum())]
         picks = [real[i] for i in ridx] + \
             [rng.choice(syn) for _ in range(nsyn - ntab)] + [rng.choice(table) for _ in range(ntab)]
-        x = torch.from_numpy(np.stack([crop_aug(it, rng) for it in picks]).astype(np.float32))
-        y = torch.tensor([it[4] for it in picks])
+        crops, labels = zip(*(crop_aug(it, rng) for it in picks), strict=True)
+        x = torch.from_numpy(np.stack(crops).astype(np.float32))
+        y = torch.tensor(labels)
         train_mode(net, args.init_onnx is not None)
         out = net(x).flatten(1)
         each = F.cross_entropy(out, y, label_smoothing=args.smooth, reduction="none")

@@ -18,7 +18,7 @@ import pytest
 import vision.dice.reader as reader_module
 from vision.dice import DieReading, read_dice
 from vision.dice.reader import DiceReader, face_crop
-from vision.dice.synth import background, draw_die, motion_blur, scene
+from vision.dice.synth import background, draw_die, motion_blur, motion_kernel, scene
 
 WOOD = (150, 190, 225)
 COLOURS = [  # body, pips (BGR)
@@ -365,3 +365,21 @@ def test_marbled_renderer() -> None:
     b, _ = scene(np.random.default_rng(9), 240, 320, marbled_rate=0.0)
     c, _ = scene(np.random.default_rng(9), 240, 320, marbled_rate=1.0)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("length", [3.0, 7.5, 15.0])
+def test_motion_kernel_is_a_line_of_its_length(length: float) -> None:
+    """The smear kernel sums to 1 and spreads ``length`` pixels along its direction
+    only (measured as a uniform segment's standard deviation, L / sqrt(12); pixels add
+    about one)."""
+    for angle in (0.0, 30.0, 90.0, 135.0):
+        k = motion_kernel(length, angle).astype(np.float64)
+        assert abs(k.sum() - 1.0) < 1e-5
+        n = k.shape[0]
+        ys, xs = np.mgrid[:n, :n] - (n - 1) / 2
+        t = math.radians(angle)
+        along = xs * math.cos(t) + ys * math.sin(t)
+        across = -xs * math.sin(t) + ys * math.cos(t)
+        # a uniform segment of length L has a standard deviation of L / sqrt(12)
+        assert abs(math.sqrt((k * along**2).sum()) * math.sqrt(12) - length) < 0.1 * length + 1.0
+        assert math.sqrt((k * across**2).sum()) < 0.6

@@ -284,18 +284,27 @@ def _marble_vein(rng: np.random.Generator, body: tuple[int, int, int],
     return r, g, b
 
 
+def motion_kernel(length: float, angle: float) -> np.ndarray:
+    """A straight smear of ``length`` pixels at ``angle`` degrees (``cv2.filter2D``'s
+    kernel, summing to 1): a die still moving, or a hand-held shot."""
+    n = 2 * math.ceil(length / 2) + 1
+    big = np.zeros((n * 4, n * 4), np.float32)  # drawn at 4x and shrunk: sub-pixel ends
+    c = n * 2
+    dx = math.cos(math.radians(angle)) * length * 2
+    dy = math.sin(math.radians(angle)) * length * 2
+    cv2.line(big, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 4,
+             cv2.LINE_AA)
+    k = cv2.resize(big, (n, n), interpolation=cv2.INTER_AREA)
+    return np.asarray(k / max(1e-6, float(k.sum())), np.float32)
+
+
 def motion_blur(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float,
                 size: float, length: tuple[float, float] = (0.5, 0.9)) -> None:
     """Smear a die in place as a die still rolling: a straight motion blur of
     ``length`` (a range, in die sizes: 0.5-0.9 makes it unreadable) in a random
     direction over the square 2.6 dice wide around (cx, cy)."""
     h, w = img.shape[:2]
-    k = max(5, int(size * rng.uniform(*length))) | 1
-    ker: np.ndarray = np.zeros((k, k), np.float32)
-    ker[k // 2, :] = 1.0 / k
-    rm = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
-    ker = cv2.warpAffine(ker, rm, (k, k))
-    ker = (ker / max(1e-6, float(ker.sum()))).astype(np.float32)
+    ker = motion_kernel(max(5.0, size * rng.uniform(*length)), rng.uniform(0, 180))
     r0 = int(size * 1.3)
     y0, y1 = max(0, int(cy) - r0), min(h, int(cy) + r0)
     x0, x1 = max(0, int(cx) - r0), min(w, int(cx) + r0)
