@@ -12,6 +12,7 @@ import math
 from collections import Counter
 from collections.abc import Callable
 
+import cv2
 import numpy as np
 import pytest
 
@@ -280,7 +281,7 @@ def test_cocked_dice_rarely_given_a_number() -> None:
     assert c["numbered"] <= 2, c
 
 
-# measured null / not reported of 24 (every value, six colours): 16 / 8 at 64 px
+# measured null / not reported of 24 (every value, six colours): 15 / 9 at 64 px
 # read freely, 24 / 0 at 34 px with die_px (the table's case: a die still
 # rolling is seen and called unclear); over three seeds of 24 none numbered either
 @pytest.mark.parametrize(("size", "die_px", "min_null"), [(64, None, 10), (34, 34.0, 20)])
@@ -383,3 +384,41 @@ def test_motion_kernel_is_a_line_of_its_length(length: float) -> None:
         # a uniform segment of length L has a standard deviation of L / sqrt(12)
         assert abs(math.sqrt((k * along**2).sum()) * math.sqrt(12) - length) < 0.1 * length + 1.0
         assert math.sqrt((k * across**2).sum()) < 0.6
+
+
+def _smeared(smear: float) -> Counter[str]:
+    """White dice of 30, 38 and 50 px, every value, each smeared by ``smear`` of its
+    size in six directions (108 frames): right, wrong, null, missed."""
+    c: Counter[str] = Counter()
+    for size in (30, 38, 50):
+        for value in range(1, 7):
+            for direction in range(0, 180, 30):
+                img = np.full((240, 320, 3), (170, 200, 225), np.uint8)
+                draw_die(img, np.random.default_rng(value), 160, 120, size, value, angle=15,
+                         body=(235, 240, 240), pip=(20, 20, 20))
+                img = np.asarray(cv2.filter2D(img, -1, motion_kernel(smear * size, direction),
+                                              borderType=cv2.BORDER_REPLICATE))
+                seen = read_dice(img)
+                c["missed" if not seen else "null" if seen[0].value is None
+                  else "right" if seen[0].value == value else "wrong"] += 1
+    return c
+
+
+# measured (right, wrong, null, missed of 108): 102 / 0 / 0 / 6 at 0.2 of a die,
+# 19 / 6 / 31 / 52 at 0.3, 0 / 0 / 44 / 64 at 0.45
+@pytest.mark.parametrize(("smear", "min_right"), [(0.2, 95), (0.45, 0)])
+def test_smeared_dice_never_misread(smear: float, min_right: int) -> None:
+    """A die smeared by a fifth of its size is still read; by nearly half, never given
+    a number."""
+    c = _smeared(smear)
+    assert c["wrong"] == 0, c
+    assert c["right"] >= min_right, c
+    if smear > 0.4:
+        assert c["right"] == 0, c
+
+
+@pytest.mark.xfail(reason="known gap: a die smeared by ~0.3 of its size can read wrong, "
+                   "a '4' as '6' (docs/dice.md, Blurred dice)", strict=True)
+def test_smeared_by_a_third_never_misread() -> None:
+    c = _smeared(0.3)
+    assert c["wrong"] == 0, c
