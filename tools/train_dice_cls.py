@@ -288,6 +288,7 @@ AUG = {"det": 0.5, "hue": 0.2, "shuffle": 0.2, "grey": 0.1, "invert": 0.05, "jpe
 MILD_SMEAR = (0.05, 0.15)
 #: ...and one in this range makes a die "unreadable" (a "4" smeared reads "6").
 STRONG_SMEAR = (0.25, 0.6)
+STRONG_SHARE = 0.4  # of the smeared crops
 UNREADABLE = 6
 
 
@@ -318,7 +319,7 @@ def crop_aug(item: Item, rng: random.Random) -> tuple[np.ndarray, int]:
                      factor=AUG["crop_factor"])
     label = item[4]
     if rng.random() < AUG["motion"]:
-        strong = rng.random() < 0.4
+        strong = rng.random() < STRONG_SHARE
         smear = rng.uniform(*(STRONG_SMEAR if strong else MILD_SMEAR))
         die_in_crop = CLS_SIZE * item[3] / (AUG["crop_factor"] * size)
         crop = cv2.filter2D(crop, -1, synth.motion_kernel(smear * die_in_crop, rng.uniform(0, 180)),
