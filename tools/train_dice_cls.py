@@ -55,6 +55,7 @@ from vision.dice.data import (  # noqa: E402
 from vision.dice.reader import _VIEWS, CLS_FACTOR, CLS_SIZE, DiceReader, face_crop  # noqa: E402
 
 NCLS = 8  # values 1..6 -> 0..5, unreadable -> 6, not a die -> 7
+UNREADABLE = 6
 NOT_DIE = 7
 
 
@@ -200,10 +201,10 @@ def synth_items(n: int, seed: int, max_size: float, unreadable_rate: float,
                                 unreadable_rate=unreadable_rate, marbled_rate=marbled_rate,
                                 touching_rate=touching_rate)
         for d in dice:
-            items.append((img, d.cx, d.cy, d.size, (d.value - 1) if d.value else 6, None))
-            items.extend((img, fx, fy, d.size, 6, None) for fx, fy in d.faces)
+            items.append((img, d.cx, d.cy, d.size, (d.value - 1) if d.value else UNREADABLE, None))
+            items.extend((img, fx, fy, d.size, UNREADABLE, None) for fx, fy in d.faces)
             if tight_unreadable and not d.value:
-                items.append((img, d.cx, d.cy, d.size * rng.uniform(0.55, 0.8), 6, None))
+                items.append((img, d.cx, d.cy, d.size * rng.uniform(0.55, 0.8), UNREADABLE, None))
         for _ in range(2):
             for _try in range(20):
                 x, y = rng.uniform(0, 400), rng.uniform(0, 400)
@@ -289,7 +290,6 @@ MILD_SMEAR = (0.05, 0.15)
 #: ...and one in this range makes a die "unreadable" (a "4" smeared reads "6").
 STRONG_SMEAR = (0.25, 0.6)
 STRONG_SHARE = 0.4  # of the smeared crops
-UNREADABLE = 6
 
 
 def crop_geometry(item: Item, rng: random.Random) -> tuple[float, float, float]:
