@@ -286,9 +286,9 @@ def table_items(n: int, seed: int, negatives: int = 6) -> list[Item]:
 AUG = {"det": 0.5, "hue": 0.2, "shuffle": 0.2, "grey": 0.1, "invert": 0.05, "jpeg": 0.2,
        "motion": 0.0, "size_sigma": 0.13, "offset_sigma": 0.05, "crop_factor": CLS_FACTOR}
 #: A motion smear (``--motion``) up to this many die sizes keeps the die's value...
-MILD_SMEAR = (0.05, 0.15)
+MILD_SMEAR = (0.04, 0.12)
 #: ...and one in this range makes a die "unreadable" (a "4" smeared reads "6").
-STRONG_SMEAR = (0.25, 0.6)
+STRONG_SMEAR = (0.2, 0.6)
 STRONG_SHARE = 0.4  # of the smeared crops
 
 
