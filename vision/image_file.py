@@ -75,6 +75,15 @@ def _is_jpeg(data: bytes) -> bool:
     return len(data) >= 2 and data[0] == 0xFF and data[1] == _SOI
 
 
+def _inspect(data: bytes) -> tuple[bool, tuple[int, int] | None]:
+    """(whether ``data`` is a JPEG cut short, the size its header declares): one walk
+    of a JPEG's segments gives both."""
+    if _is_jpeg(data):
+        state, size = _walk_jpeg(data)
+        return state == "cut", size
+    return False, _png_size(data)
+
+
 def jpeg_is_complete(data: bytes) -> bool:
     """False if ``data`` is a JPEG that ends before its end-of-image marker.
 
@@ -84,13 +93,13 @@ def jpeg_is_complete(data: bytes) -> bool:
     not a JPEG, or whose structure this walk does not follow, is left to the
     decoder: True.
     """
-    return not _is_jpeg(data) or _walk_jpeg(data)[0] != "cut"
+    return not _inspect(data)[0]
 
 
 def declared_size(data: bytes) -> tuple[int, int] | None:
     """The (width, height) a JPEG or PNG file declares in its header, before any
     decoding; None for other formats or when the header does not say."""
-    return _walk_jpeg(data)[1] if _is_jpeg(data) else _png_size(data)
+    return _inspect(data)[1]
 
 
 def _png_size(data: bytes) -> tuple[int, int] | None:
@@ -117,12 +126,9 @@ def read_image(path: str | Path) -> np.ndarray:
         raise ValueError(f"cannot read the file ({exc.strerror or exc})") from None
     if not data:
         raise ValueError("empty file")
-    if _is_jpeg(data):  # one walk gives both the completeness and the size
-        state, size = _walk_jpeg(data)
-        if state == "cut":
-            raise ValueError("truncated JPEG: the file ends before the image does")
-    else:
-        size = _png_size(data)
+    cut, size = _inspect(data)
+    if cut:
+        raise ValueError("truncated JPEG: the file ends before the image does")
     if size is not None and size[0] * size[1] > MAX_PIXELS:
         raise ValueError(f"image too large: {size[0]} x {size[1]} pixels "
                          f"(at most {MAX_PIXELS // 1_000_000} megapixels)")
