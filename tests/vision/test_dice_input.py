@@ -15,9 +15,9 @@ from vision.dice.synth import draw_die
 from vision.image_file import read_image
 
 
-def _die_image(value: int = 5) -> np.ndarray:
+def _die_image(value: int = 5, size: float = 60) -> np.ndarray:
     img = np.full((480, 640, 3), (170, 200, 225), np.uint8)
-    draw_die(img, np.random.default_rng(0), 320, 240, 60, value, angle=10,
+    draw_die(img, np.random.default_rng(0), 320, 240, size, value, angle=10,
              body=(235, 240, 240), pip=(20, 20, 20))
     return img
 
@@ -294,9 +294,7 @@ def test_defocused_die_is_not_given_a_number() -> None:
     """A 38 px die blurred past its pips' edges (sigma 4 px: a camera out of focus) is
     reported without a value, if at all; in focus, and still at sigma 2, it is read."""
     for value in range(1, 7):
-        img = np.full((480, 640, 3), (170, 200, 225), np.uint8)
-        draw_die(img, np.random.default_rng(0), 320, 240, 38, value, angle=10,
-                 body=(235, 240, 240), pip=(20, 20, 20))
+        img = _die_image(value, 38)
         assert [d.value for d in read_dice(img)] == [value]
         assert [d.value for d in read_dice(cv2.GaussianBlur(img, (0, 0), 2.0))] == [value]
         assert all(d.value is None for d in read_dice(cv2.GaussianBlur(img, (0, 0), 4.0)))
