@@ -266,6 +266,12 @@ def _add_vision_commands(sub: argparse._SubParsersAction) -> None:
                       help="the dice's top-face side in pixels, where known (small dice)")
     dice.add_argument("--annotate", default=None, metavar="DIR",
                       help="also write each image with its readings drawn to DIR/NAME.dice.jpg")
+    dice.add_argument("--settle", type=int, default=None, metavar="N",
+                      help="the images are consecutive frames: add a last line with the first "
+                           "roll seen alike (same dice, same places) in N frames in a row")
+    dice.add_argument("--expect", type=int, default=None, metavar="K",
+                      help="with --settle: the number of dice rolled (a roll of another "
+                           "count is reported as a problem)")
     dice.set_defaults(handler=_run_dice)
     _add_locate_command(sub)
 
@@ -284,10 +290,15 @@ def _run_dice(args: argparse.Namespace) -> int:
         roi = (x, y, w, h)
     if args.die_px is not None and not (math.isfinite(args.die_px) and args.die_px > 0):
         raise CliError(f"--die-px must be a positive number of pixels, not {args.die_px:g}")
+    if args.settle is not None and args.settle < 1:
+        raise CliError(f"--settle wants a number of frames >= 1, not {args.settle}")
+    if args.expect is not None and (args.settle is None or args.expect < 1):
+        raise CliError("--expect wants --settle and a number of dice >= 1")
     annotate_dir = _output_dir(args.annotate, "--annotate")
     try:
         return dice_command(args.images, sys.stdout, as_json=args.json, roi=roi,
-                            die_px=args.die_px, annotate_dir=annotate_dir)
+                            die_px=args.die_px, annotate_dir=annotate_dir,
+                            settle=args.settle, expected=args.expect)
     except FileNotFoundError as exc:
         raise CliError(str(exc)) from exc
 

@@ -7,6 +7,11 @@ order. With ``--json`` the line is ``{"image": path, "dice": [{"value": 1-6 or n
 gets ``{"image": path, "error": "...", "dice": [], "ms": t}`` and the command
 exits non-zero at the end, after all other images.
 
+With ``--settle N`` the images are taken as consecutive camera frames and a last
+line says where the dice first lay still with the same values for N frames in a
+row (:mod:`vision.dice.settle`): ``{"settled": {"image": path, "frames": N,
+"dice": [...], "problem": null or "why to roll again"}}``, or ``{"settled": null}``.
+
 ``companion bench dice --data DIR [--split heldout|dev|all]`` scores the reader
 on every labelled set under DIR (see :mod:`vision.dice.data`).
 """
@@ -35,6 +40,7 @@ from vision.dice.data import (
     read_labels,
 )
 from vision.dice.reader import DiceReader, DieReading, default_reader
+from vision.dice.settle import Roll, RollSettler
 from vision.image_file import read_image
 
 
@@ -58,18 +64,24 @@ def dice_command(paths: Sequence[str], out: TextIO, *, as_json: bool = True,
                  reader: DiceReader | None = None,
                  roi: tuple[int, int, int, int] | None = None,
                  die_px: float | None = None,
-                 annotate_dir: Path | None = None) -> int:
+                 annotate_dir: Path | None = None,
+                 settle: int | None = None, expected: int | None = None) -> int:
     """Read each image and print one line per image; returns the exit status (1 if any failed).
 
     ``roi`` (x, y, w, h px) and ``die_px`` (the dice's top-face side in px) are
     passed to :meth:`DiceReader.read` for every image. With ``annotate_dir``
     (an existing folder) each image read is also written there with its
     readings drawn, as ``NAME.dice.jpg`` (``NAME-2.dice.jpg``... when two
-    images share a name).
+    images share a name). With ``settle`` (frames) the images are consecutive
+    frames and a last line gives the first settled roll (``expected``: the
+    number of dice rolled, where known); a frame that cannot be read counts as
+    one with no dice.
     """
     rd = reader or default_reader()
     status = 0
     taken: set[str] = set()
+    settler = RollSettler(settle, expected=expected) if settle is not None else None
+    settled: tuple[str, Roll] | None = None
     for path in paths:
         t0 = time.perf_counter()
         img = None
@@ -97,7 +109,29 @@ def dice_command(paths: Sequence[str], out: TextIO, *, as_json: bool = True,
         else:
             out.write(_human(path, dice, ms) + "\n")
         out.flush()
+        if settler is not None and settled is None:
+            roll = settler.feed(dice)
+            if roll is not None:
+                settled = (path, roll)
+    if settler is not None:
+        out.write(_settled_line(settled, settler.frames, as_json) + "\n")
     return status
+
+
+def _settled_line(settled: tuple[str, Roll] | None, frames: int, as_json: bool) -> str:
+    """The last line of ``companion dice --settle``: the first settled roll, or none."""
+    if settled is None:
+        if as_json:
+            return json.dumps({"settled": None})
+        return f"not settled: the dice never lay still with the same values for {frames} frames"
+    path, roll = settled
+    if as_json:
+        return json.dumps({"settled": {"image": path, "frames": roll.frames,
+                                       "dice": [reading_dict(d) for d in roll.dice],
+                                       "problem": roll.problem}})
+    values = ", ".join("?" if v is None else str(v) for v in roll.values)
+    verdict = f": {roll.problem}" if roll.problem else ""
+    return f"settled at {path} ({roll.frames} frames alike): {values}{verdict}"
 
 
 def _unique_name(stem: str, taken: set[str]) -> str:
