@@ -9,7 +9,8 @@ exits non-zero at the end, after all other images.
 
 With ``--settle N`` the images are taken as consecutive camera frames and a last
 line says where the dice first lay still with the same values for N frames in a
-row (:mod:`vision.dice.settle`): ``{"settled": {"image": path, "frames": N,
+row (:mod:`vision.dice.settle`; a die that stays unclear is given ``null`` a few
+frames later): ``{"settled": {"image": path, "frames": N,
 "dice": [...], "problem": null or "why to roll again"}}``, or ``{"settled": null}``.
 
 ``companion bench dice --data DIR [--split heldout|dev|all]`` scores the reader
@@ -131,7 +132,7 @@ def _settled_line(settled: tuple[str, Roll] | None, frames: int, as_json: bool) 
                                        "problem": roll.problem}})
     values = ", ".join("?" if v is None else str(v) for v in roll.values)
     verdict = f": {roll.problem}" if roll.problem else ""
-    return f"settled at {path} ({roll.frames} frames alike): {values}{verdict}"
+    return f"settled at {path} (still for {roll.frames} frames): {values}{verdict}"
 
 
 def _unique_name(stem: str, taken: set[str]) -> str:
