@@ -54,11 +54,13 @@ def test_roll_says_why_to_roll_again() -> None:
     s = RollSettler(1, expected=2)
     roll = s.feed([_die(5, 50)])
     assert roll is not None and not roll.ok
-    assert roll.problem == "expected 2 dice, 1 lie on the table"
+    assert roll.problem == "expected 2 dice, 1 lies on the table"
     unclear = Roll(dice=(_die(5, 50), _die(None, 90)), frames=3, expected=2)
     assert unclear.values == (5, None)
     assert unclear.problem == "a die cannot be read (cocked, hidden or unclear): roll again"
     assert Roll(dice=(_die(1, 5), _die(2, 50)), frames=2, expected=2).problem is None
+    assert Roll(dice=(_die(1, 5), _die(2, 50)), frames=2, expected=1).problem == (
+        "expected 1 die, 2 lie on the table")
     with pytest.raises(ValueError):
         RollSettler(0)
     with pytest.raises(ValueError):
@@ -121,6 +123,10 @@ def test_cli_dice_settle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 
     assert main(["dice", "--settle", "3", paths[0], paths[1], paths[2]]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("not settled")
+    assert main(["dice", "--settle", "2", "--expect", "2", *paths]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("settled at ") and last.endswith(
+        ": 5: expected 2 dice, 1 lies on the table"), last
 
     assert main(["dice", "--settle", "0", paths[0]]) == 2
     assert main(["dice", "--expect", "2", paths[0]]) == 2

@@ -53,7 +53,8 @@ class Roll:
         """Why this roll cannot be taken as it is ("roll again"), or None when it can."""
         if self.expected is not None and len(self.dice) != self.expected:
             want = f"{self.expected} {'die' if self.expected == 1 else 'dice'}"
-            return f"expected {want}, {len(self.dice)} lie on the table"
+            n = len(self.dice)
+            return f"expected {want}, {n} {'lies' if n == 1 else 'lie'} on the table"
         unclear = sum(1 for d in self.dice if d.value is None)
         if unclear:
             which = "a die" if unclear == 1 else f"{unclear} dice"
