@@ -169,18 +169,19 @@ class RollSettler:
         return Roll(dice=shown, frames=self._still, expected=self.expected)
 
 
-def settle(frames: Iterable[Sequence[DieReading]], needed: int = 2, *,
+def settle(readings: Iterable[Sequence[DieReading]], frames: int = 2, *,
            expected: int | None = None, patience: int = 4) -> tuple[Roll | None, int]:
-    """The first settled roll in a run of frames' readings, and how many frames it took.
+    """The first settled roll in a run of frames' readings (one list per frame), and how
+    many frames it took: :class:`RollSettler` over a finite run.
 
-    Stops at the first roll (the rest of ``frames`` is not consumed); ``(None, n)``
-    when the ``n`` frames never showed the same dice ``needed`` times in a row.
+    Stops at the first roll (the rest of ``readings`` is not consumed); ``(None, n)``
+    when none of the ``n`` frames settled a roll.
     """
-    settler = RollSettler(needed, expected=expected, patience=patience)
+    settler = RollSettler(frames, expected=expected, patience=patience)
     seen = 0
-    for readings in frames:
+    for dice in readings:
         seen += 1
-        roll = settler.feed(readings)
+        roll = settler.feed(dice)
         if roll is not None:
             return roll, seen
     return None, seen
