@@ -115,6 +115,9 @@ def main() -> int:
                         done = True
                         rolls += 1
                         s = np.array(match(truth, _unshift(list(roll.dice), dx, dy)))
+                        if s[1]:
+                            print(f"settled with {s[1]} wrong: {set_dir.name}/{path.name} "
+                                  f"at {angle} degrees", file=sys.stderr)
                         settled += s
                         exact += int(s[0] == len(truth) and s[4] == 0)
                         at.append(k + 1)
