@@ -20,7 +20,6 @@ sys.path.insert(0, str(REPO))
 from vision.dice.data import (  # noqa: E402
     LabelledDie,  # noqa: E402
     default_data_dir,
-    is_val,
     label_path_for,
     list_images,
     list_sets,
@@ -54,10 +53,7 @@ def main() -> int:
     reader.views = args.views
     cache: list[tuple[str, str, dict[str, list[Candidate]], list[LabelledDie]]] = []
     for set_dir in list_sets(args.data):
-        split = "dev" if args.split == "val" else args.split
-        for p in list_images(set_dir, split):
-            if args.split == "val" and not is_val(set_dir.name, p.name):
-                continue
+        for p in list_images(set_dir, args.split):
             img = cv2.imread(str(p))
             if img is None:
                 continue

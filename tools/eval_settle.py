@@ -28,7 +28,6 @@ sys.path.insert(0, str(REPO))
 
 from vision.dice.data import (  # noqa: E402
     default_data_dir,
-    is_val,
     label_path_for,
     list_images,
     list_sets,
@@ -76,7 +75,8 @@ def main() -> int:
     ap.add_argument("--split", choices=["val", "dev", "heldout"], default="val")
     ap.add_argument("--smears", type=float, nargs="*", default=[15, 11, 7, 3],
                     help="smear of each moving frame in px (then --still frames at rest)")
-    ap.add_argument("--still", type=int, default=2, help="frames at rest after the smears")
+    ap.add_argument("--still", type=int, default=6,
+                    help="frames at rest after the smears (enough for the patience)")
     ap.add_argument("--frames", type=int, default=2, help="frames alike to settle")
     ap.add_argument("--angles", type=float, nargs="+", default=[0, 22.5, 45, 67.5, 90, 120])
     ap.add_argument("--noise", type=float, default=2.0, help="sensor noise sigma per frame")
@@ -91,9 +91,7 @@ def main() -> int:
     exact = rolls = unsettled = 0
     at: list[int] = []
     for set_dir in list_sets(args.data):
-        for path in list_images(set_dir, "dev" if args.split == "val" else args.split):
-            if (args.split == "val") != is_val(set_dir.name, path.name):
-                continue
+        for path in list_images(set_dir, args.split):
             img = cv2.imread(str(path))
             if img is None:
                 continue

@@ -1,4 +1,4 @@
-"""The labelled photo sets: label parsing (``vision.dice.data.read_labels``)."""
+"""The labelled photo sets: label parsing (``vision.dice.data.read_labels``) and the splits."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.dice.data import LabelError, LabelledDie, read_labels
+from vision.dice.data import LabelError, LabelledDie, is_val, list_images, read_labels
 
 
 def _labels(tmp_path: Path, text: str | bytes) -> Path:
@@ -58,3 +58,19 @@ def test_binary_file_is_a_label_error(tmp_path: Path) -> None:
 def test_rounding_overshoot_is_accepted(tmp_path: Path) -> None:
     dice = read_labels(_labels(tmp_path, "3 0.9996 0.5 0.0012 0.1\n"), 1000, 1000)
     assert dice[0].value == 4
+
+
+def test_splits_partition_the_images(tmp_path: Path) -> None:
+    """Held out and dev split all images; val is the part of dev that is_val picks."""
+    set_dir = tmp_path / "s"
+    (set_dir / "images").mkdir(parents=True)
+    for i in range(60):
+        (set_dir / "images" / f"im{i}.jpg").write_bytes(b"")
+    (set_dir / "images" / "notes.txt").write_text("not an image")
+    every = list_images(set_dir, "all")
+    held, dev, val = (list_images(set_dir, s) for s in ("heldout", "dev", "val"))
+    assert len(every) == 60 and sorted(held + dev) == every
+    assert val and set(val) < set(dev)
+    assert val == [p for p in dev if is_val("s", p.name)]
+    with pytest.raises(ValueError, match="unknown split"):
+        list_images(set_dir, "train")

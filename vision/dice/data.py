@@ -16,7 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-SPLITS = ("heldout", "dev", "all")
+#: ``val`` is the part of dev that ``is_val`` picks: tuned on, not trained on with ``--val``.
+SPLITS = ("heldout", "dev", "val", "all")
 
 
 @dataclass(frozen=True)
@@ -69,13 +70,16 @@ def list_sets(data_dir: Path) -> list[Path]:
 
 
 def list_images(set_dir: Path, split: str = "all") -> list[Path]:
-    """The images of one set in ``split`` (``heldout``, ``dev`` or ``all``), sorted."""
+    """The images of one set in ``split`` (``heldout``, ``dev``, its ``val`` part, or
+    ``all``), sorted."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; use one of {', '.join(SPLITS)}")
     exts = {".jpg", ".jpeg", ".png", ".bmp"}
     imgs = sorted(p for p in (set_dir / "images").iterdir() if p.suffix.lower() in exts)
     if split == "all":
         return imgs
+    if split == "val":
+        return [p for p in imgs if is_val(set_dir.name, p.name)]
     return [p for p in imgs if split_of(set_dir.name, p.name) == split]
 
 
