@@ -100,7 +100,7 @@ case "$mode" in
         ;;
     test)
         install "[test]"
-        run "$venv/bin/ruff" check companion vision firmware web tests
+        run "$venv/bin/ruff" check companion vision firmware web tests tools examples
         run "$venv/bin/mypy"
         run "$venv/bin/python" -m pytest "${@:2}"
         ;;

@@ -51,7 +51,7 @@ def test_settler_gives_a_roll_once_when_the_dice_lie_still() -> None:
 
 
 def test_roll_says_why_to_roll_again() -> None:
-    s = RollSettler(1, expected=2)
+    s = RollSettler(1, expected=2, patience=0)
     roll = s.feed([_die(5, 50)])
     assert roll is not None and not roll.ok
     assert roll.problem == "expected 2 dice, 1 lies on the table"
@@ -124,6 +124,8 @@ def test_cli_dice_settle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["dice", "--settle", "3", paths[0], paths[1], paths[2]]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("not settled")
     assert main(["dice", "--settle", "2", "--expect", "2", *paths]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("not settled")  # waits for a 2nd
+    assert main(["dice", "--settle", "2", "--expect", "2", *paths, *[paths[-1]] * 4]) == 0
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith("settled at ") and last.endswith(
         ": 5: expected 2 dice, 1 lies on the table"), last
@@ -159,6 +161,22 @@ def test_moving_dice_restart_the_count() -> None:
         assert s.feed([_die(4, x)]) is None
     roll = s.feed([_die(4, 70)])
     assert roll is not None and roll.frames == 2 and roll.values == (4,)
+
+
+def test_a_missing_die_is_waited_for() -> None:
+    """Two dice expected, one lying still: the other may be rolling in, or missed in a few
+    frames. The roll is taken as soon as both lie still; "roll again" only after
+    ``patience`` frames beyond the two alike."""
+    s = RollSettler(2, patience=3, expected=2)
+    assert [s.feed([_die(4, 10)]) for _ in range(3)] == [None] * 3
+    assert s.feed([_die(4, 10), _die(6, 90)]) is None     # the second arrives: still once
+    roll = s.feed([_die(4, 10), _die(6, 90)])
+    assert roll is not None and roll.ok and roll.values == (4, 6)
+    s.reset()
+    assert [s.feed([_die(4, 10)]) for _ in range(4)] == [None] * 4
+    roll = s.feed([_die(4, 10)])
+    assert roll is not None and roll.frames == 5
+    assert roll.problem == "expected 2 dice, 1 lies on the table"
 
 
 def test_an_unclear_die_is_given_only_after_patience() -> None:

@@ -114,10 +114,12 @@ class RollSettler:
     ``feed`` returns a :class:`Roll` on the frame where the last ``frames``
     frames have shown the same dice (:func:`same_dice`), every one read, and
     None otherwise. Where a die lying still is unclear, or its reading keeps
-    changing (a doubtful die read "5" in one frame and unclear in the next),
-    the settler waits ``patience`` more frames (it may be still sliding, slowly
-    enough to look still); then the roll is given with that die unclear
-    (``value`` None: roll again), so a still table always gets an answer. A roll
+    changing (a doubtful die read "5" in one frame and unclear in the next), or
+    where not the ``expected`` number of dice lie still (one still rolling in,
+    or missed in these frames), the settler waits ``patience`` more frames (a
+    die may be sliding slowly enough to look still); then the roll is given as
+    it is, that die unclear (``value`` None) or the count short, and
+    :attr:`Roll.problem` says "roll again": a still table always gets an answer. A roll
     is given once: the next one needs the dice to move or change first (picked
     up, thrown again). ``reset`` forgets what was seen (a new turn).
     """
@@ -161,8 +163,9 @@ class RollSettler:
             return None
         agreed = [len(set(v[-self.frames:])) == 1 for v in self._values]
         readable = all(agreed) and all(d.value is not None for d in dice)
-        if not readable and self._still < self.frames + self.patience:
-            return None            # an unclear die may yet be read: a die still sliding
+        counted = self.expected is None or len(dice) == self.expected
+        if not (readable and counted) and self._still < self.frames + self.patience:
+            return None            # a die may yet be read, or roll in: one still sliding
         self._given = True
         shown = tuple(d if ok else DieReading(None, d.center, d.confidence, d.size)
                       for d, ok in zip(dice, agreed, strict=True))

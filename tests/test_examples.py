@@ -1,0 +1,57 @@
+"""The runnable examples in examples/ run and say what their docstrings promise."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+from types import ModuleType
+
+import cv2
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_read_dice_reads_its_synthetic_photo(capsys: pytest.CaptureFixture[str]) -> None:
+    example = _load("read_dice")
+    assert example.main([]) == 0
+    out = capsys.readouterr().out.splitlines()
+    drawn = [int(v) for v in re.findall(r"\d", out[0].split(":", 1)[1])]
+    read = [int(m.group(1)) for line in out[1:] if (m := re.search(r"\): (\d)  \(", line))]
+    assert read == drawn and len(drawn) == 3, out
+
+
+def test_read_dice_reads_files_and_reports_bad_ones(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    example = _load("read_dice")
+    frame, drawn = example.synthetic_photo(seed=9)
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), frame)
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"not an image")
+    assert example.main([str(broken), str(photo)]) == 1       # the bad file, then go on
+    out = capsys.readouterr().out
+    assert f"{broken}: " in out and f"{photo}:" in out
+    read = [int(v) for v in re.findall(r"\): (\d)  \(", out)]
+    assert read == drawn
+
+
+def test_table_roll_takes_the_roll_at_rest(capsys: pytest.CaptureFixture[str]) -> None:
+    example = _load("table_roll")
+    assert example.main(["--seed", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rest = re.search(r"showing \[(\d), (\d)\]", out[0])
+    assert rest is not None, out
+    taken = re.search(r"frame (\d+): roll taken \[(\d), (\d)\]", out[-1])
+    assert taken is not None, out
+    assert taken.group(2, 3) == rest.group(1, 2)
+    assert int(taken.group(1)) > example.TUMBLING        # not while the dice still turn
