@@ -435,7 +435,8 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
     dice = bench_sub.add_parser("dice", help="dice reader accuracy and speed on labelled sets")
     dice.add_argument("--data", default=None, help="dir of SET/images + SET/labels "
                       "(default: ../shared/data/dice or $PELOTON_DICE_DATA)")
-    dice.add_argument("--split", choices=["heldout", "dev", "all"], default="heldout")
+    dice.add_argument("--split", choices=["heldout", "dev", "val", "all"], default="heldout",
+                      help="heldout (the estimate), dev, its val part, or all")
     dice.add_argument("--json", action="store_true", help="one JSON object per set")
     dice.add_argument("--resize", default=None, metavar="WxH",
                       help="make every image a frame of this size first (scaled to fit, dice "

@@ -65,7 +65,7 @@ class ClsNet(nn.Module):
     full size, ~3.5x the small one's time). The head is a convolution over the
     whole 6x6 feature map (a fully connected layer that keeps where pips are)."""
 
-    def __init__(self, arch: str = "small") -> None:
+    def __init__(self, arch: str = "small", size: int = CLS_SIZE) -> None:
         super().__init__()
         if arch == "small":
             self.body = nn.Sequential(
@@ -84,7 +84,7 @@ class ClsNet(nn.Module):
             out = 192
         else:
             raise ValueError(f"unknown classifier arch {arch!r}")
-        self.head = nn.Conv2d(out, NCLS, CLS_SIZE // 8)  # = flatten + fully connected
+        self.head = nn.Conv2d(out, NCLS, size // 8)  # = flatten + fully connected
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.body(x))
@@ -284,7 +284,8 @@ def table_items(n: int, seed: int, negatives: int = 6) -> list[Item]:
 #: JPEG-compressed; the log-normal spread of size and centre round a label's box;
 #: the crop's side in die sizes (``--crop-factor``; the reader must use the same).
 AUG = {"det": 0.5, "hue": 0.2, "shuffle": 0.2, "grey": 0.1, "invert": 0.05, "jpeg": 0.2,
-       "motion": 0.0, "size_sigma": 0.13, "offset_sigma": 0.05, "crop_factor": CLS_FACTOR}
+       "motion": 0.0, "size_sigma": 0.13, "offset_sigma": 0.05, "crop_factor": CLS_FACTOR,
+       "cls_size": CLS_SIZE}
 #: A motion smear (``--motion``) up to this many die sizes keeps the die's value...
 MILD_SMEAR = (0.04, 0.12)
 #: ...and one in this range makes a die "unreadable" (a "4" smeared reads "6").
@@ -316,12 +317,12 @@ def crop_aug(item: Item, rng: random.Random) -> tuple[np.ndarray, int]:
     ``STRONG_SMEAR`` a die becomes "unreadable"."""
     cx, cy, size = crop_geometry(item, rng)
     crop = face_crop(item[0], cx, cy, size, rng.uniform(0, 360), rng.random() < 0.5,
-                     factor=AUG["crop_factor"])
+                     out_size=int(AUG["cls_size"]), factor=AUG["crop_factor"])
     label = item[4]
     if rng.random() < AUG["motion"]:
         strong = rng.random() < STRONG_SHARE
         smear = rng.uniform(*(STRONG_SMEAR if strong else MILD_SMEAR))
-        die_in_crop = CLS_SIZE * item[3] / (AUG["crop_factor"] * size)
+        die_in_crop = AUG["cls_size"] * item[3] / (AUG["crop_factor"] * size)
         crop = cv2.filter2D(crop, -1, synth.motion_kernel(smear * die_in_crop, rng.uniform(0, 180)),
                             borderType=cv2.BORDER_REPLICATE)
         if strong and label < UNREADABLE:
@@ -350,7 +351,7 @@ def crop_aug(item: Item, rng: random.Random) -> tuple[np.ndarray, int]:
 
 def view_crops(img: np.ndarray, geo: tuple[float, float, float]) -> np.ndarray:
     """The reader's 8 views of a die as a float batch (8 x 3 x CLS_SIZE x CLS_SIZE)."""
-    crops = [face_crop(img, *geo, angle, flip, factor=AUG["crop_factor"])
+    crops = [face_crop(img, *geo, angle, flip, out_size=int(AUG["cls_size"]), factor=AUG["crop_factor"])
              for angle, flip in _VIEWS]
     return np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
 
@@ -387,6 +388,28 @@ def report(probs: np.ndarray, rows: list[tuple], views: int = 4, threshold: floa
     return "; ".join(parts)
 
 
+def init_classifier_from_onnx(net: ClsNet, path: Path) -> None:
+    """:func:`train_dice.init_from_onnx`, also from a classifier of another crop size: its
+    head (a convolution over the whole feature map) is resampled to this net's map,
+    scaled so that the same features give the same outputs."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    head = [n for n in model.graph.node if n.op_type == "Conv"][-1]
+    w = inits[head.input[1]]
+    if tuple(w.shape) == tuple(net.head.weight.shape):
+        init_from_onnx(net, path)
+        return
+    init_from_onnx(net, path, first=sum(1 for m in net.modules() if isinstance(m, nn.Conv2d)) - 1)
+    k = net.head.weight.shape[-1]
+    with torch.no_grad():
+        resized = F.interpolate(torch.from_numpy(w), size=(k, k), mode="bilinear", align_corners=True)
+        net.head.weight.copy_(resized * (w.shape[-1] / k) ** 2)
+        net.head.bias.copy_(torch.from_numpy(inits[head.input[2]]))
+
+
 class Export(nn.Module):
     def __init__(self, net: nn.Module) -> None:
         super().__init__()
@@ -398,7 +421,8 @@ class Export(nn.Module):
 
 def export(net: nn.Module, path: Path) -> None:
     net.eval()
-    torch.onnx.export(Export(net), (torch.zeros(1, 3, CLS_SIZE, CLS_SIZE),), str(path),
+    side = int(AUG["cls_size"])
+    torch.onnx.export(Export(net), (torch.zeros(1, 3, side, side),), str(path),
                       input_names=["crops"], output_names=["probs"], opset_version=13,
                       dynamo=False, dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}})
 
@@ -452,8 +476,13 @@ def main() -> int:
     ap.add_argument("--crop-factor", type=float, default=CLS_FACTOR,
                     help="crop side in die sizes (default vision.dice.reader.CLS_FACTOR); a model "
                     "trained so needs the same DiceReader.crop_factor")
+    ap.add_argument("--cls-size", type=int, default=CLS_SIZE,
+                    help="crop side in pixels, a multiple of 8 (default vision.dice.reader.CLS_SIZE); "
+                    "a model trained so needs the same DiceReader(cls_size=...)")
     args = ap.parse_args()
-    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "motion", "crop_factor"):
+    if args.cls_size < 16 or args.cls_size % 8:
+        ap.error("--cls-size must be a multiple of 8, at least 16")
+    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "motion", "crop_factor", "cls_size"):
         AUG[key] = getattr(args, key)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
@@ -474,11 +503,11 @@ def main() -> int:
     print(f"mined 'not a die' proposals: {sum(len(ph[4]) for ph in photos)}", flush=True)
     print(f"real crops {len(real)}, synthetic {len(syn)}, table {len(table)}, val photos {len(val)} "
           f"({time.time() - t0:.0f}s)", flush=True)
-    net = ClsNet(args.arch)
+    net = ClsNet(args.arch, args.cls_size)
     if args.init:
         net.load_state_dict(torch.load(args.init))
     if args.init_onnx:
-        init_from_onnx(net, args.init_onnx)
+        init_classifier_from_onnx(net, args.init_onnx)
     ema = copy.deepcopy(net)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=args.wd)
     hardness = np.ones(len(real))  # see --hard
