@@ -63,7 +63,8 @@ class ClsNet(nn.Module):
     """The classifier: ``small`` (~78k weights, ~0.27 ms a crop on one core),
     ``medium`` (~136k, ~0.46 ms) or ``wide`` (~160k, a full 3x3 layer more at
     full size, ~3.5x the small one's time). The head is a convolution over the
-    whole 6x6 feature map (a fully connected layer that keeps where pips are)."""
+    whole feature map (6x6 for 48-px crops; a fully connected layer that keeps where
+    pips are)."""
 
     def __init__(self, arch: str = "small", size: int = CLS_SIZE) -> None:
         super().__init__()
@@ -350,7 +351,7 @@ def crop_aug(item: Item, rng: random.Random) -> tuple[np.ndarray, int]:
 
 
 def view_crops(img: np.ndarray, geo: tuple[float, float, float]) -> np.ndarray:
-    """The reader's 8 views of a die as a float batch (8 x 3 x CLS_SIZE x CLS_SIZE)."""
+    """The reader's 8 views of a die as a float batch (8 x 3 x side x side, side AUG["cls_size"])."""
     crops = [face_crop(img, *geo, angle, flip, out_size=int(AUG["cls_size"]), factor=AUG["crop_factor"])
              for angle, flip in _VIEWS]
     return np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
