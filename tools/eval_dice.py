@@ -20,10 +20,8 @@ sys.path.insert(0, str(REPO))
 from vision.dice.data import (  # noqa: E402
     LabelledDie,  # noqa: E402
     default_data_dir,
-    label_path_for,
-    list_images,
+    labelled_images,
     list_sets,
-    read_labels,
 )
 from vision.dice.reader import Candidate, DiceReader  # noqa: E402
 from vision.dice.run import match  # noqa: E402
@@ -53,16 +51,11 @@ def main() -> int:
     reader.views = args.views
     cache: list[tuple[str, str, dict[str, list[Candidate]], list[LabelledDie]]] = []
     for set_dir in list_sets(args.data):
-        for p in list_images(set_dir, args.split):
-            img = cv2.imread(str(p))
-            if img is None:
-                continue
-            h, w = img.shape[:2]
+        for p, img, truth in labelled_images(set_dir, args.split):
             cands = {}
             for mode in args.combine:
                 reader.combine = mode
                 cands[mode] = reader.candidates(img)
-            truth = read_labels(label_path_for(p), w, h)
             cache.append((set_dir.name, p.name, cands, truth))
     print(f"{len(cache)} images")
     for mode in args.combine:

@@ -28,10 +28,8 @@ sys.path.insert(0, str(REPO))
 
 from vision.dice.data import (  # noqa: E402
     default_data_dir,
-    label_path_for,
-    list_images,
+    labelled_images,
     list_sets,
-    read_labels,
 )
 from vision.dice.reader import DiceReader, DieReading  # noqa: E402
 from vision.dice.run import match  # noqa: E402
@@ -91,12 +89,7 @@ def main() -> int:
     exact = rolls = unsettled = 0
     at: list[int] = []
     for set_dir in list_sets(args.data):
-        for path in list_images(set_dir, args.split):
-            img = cv2.imread(str(path))
-            if img is None:
-                continue
-            h, w = img.shape[:2]
-            truth = read_labels(label_path_for(path), w, h)
+        for path, img, truth in labelled_images(set_dir, args.split):
             for angle in args.angles:
                 settler = RollSettler(args.frames)
                 frames = sliding_frames(img, args.smears, args.still, angle, rng, args.noise)

@@ -13,7 +13,7 @@ row (:mod:`vision.dice.settle`; a die that stays unclear is given ``null`` a few
 frames later): ``{"settled": {"image": path, "frames": N,
 "dice": [...], "problem": null or "why to roll again"}}``, or ``{"settled": null}``.
 
-``companion bench dice --data DIR [--split heldout|dev|all]`` scores the reader
+``companion bench dice --data DIR [--split heldout|dev|val|all]`` scores the reader
 on every labelled set under DIR (see :mod:`vision.dice.data`).
 """
 
