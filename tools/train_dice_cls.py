@@ -52,6 +52,7 @@ from vision.dice.data import (  # noqa: E402
     list_sets,
     read_labels,
 )
+from vision.dice.pip_twins import pip_twin  # noqa: E402
 from vision.dice.reader import _VIEWS, CLS_FACTOR, CLS_SIZE, DiceReader, face_crop  # noqa: E402
 
 NCLS = 8  # values 1..6 -> 0..5, unreadable -> 6, not a die -> 7
@@ -184,6 +185,21 @@ def photo_items(photos: list[Photo], background: int, zoom: int, rng: random.Ran
                 if all(math.hypot(x - d[0], y - d[1]) > 0.9 * max(s, d[3]) for d in dice):
                     items.append((img, x, y, s, NOT_DIE, None))
                     break
+    return items
+
+
+def twin_items(photos: list[Photo], rng: random.Random) -> list[Item]:
+    """Each photographed die that the detector proposes and whose pips are found cleanly,
+    once more with its centre pip taken away or added (``vision.dice.pip_twins``: 3 -> 2,
+    5 -> 4, 2 -> 3, 4 -> 5), as a patch of the photo round it."""
+    items: list[Item] = []
+    for _, _, img, dice, _ in photos:
+        for cx, cy, c, size, det in dice:
+            twin = pip_twin(img, det[0], det[1], det[2], c + 1, rng) if det else None
+            if twin is not None:
+                ox, oy = twin.origin
+                items.append((twin.image, cx - ox, cy - oy, size, twin.value - 1,
+                              (det[0] - ox, det[1] - oy, det[2])))
     return items
 
 
@@ -445,6 +461,8 @@ def main() -> int:
                     help="share of the synthetic scenes whose dice touch")
     ap.add_argument("--tight-unreadable", action="store_true",
                     help="add each unreadable synthetic die at a tight crop too (see synth_items)")
+    ap.add_argument("--pip-twins", action="store_true",
+                    help="add each real die's twin with its centre pip taken away or added")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     split = ap.add_mutually_exclusive_group()
@@ -498,6 +516,10 @@ def main() -> int:
         ap.error(f"no labelled dev photographs under {args.data} (see --data, PELOTON_DICE_DATA)")
     val = load_photos(args.data, "val", fold, args.detector) if held_out else []  # type: ignore[arg-type]
     real = photo_items(photos, 3, args.zoom, rng)
+    if args.pip_twins:
+        twins = twin_items(photos, rng)
+        print(f"pip twins: {len(twins)}", flush=True)
+        real += twins
     syn = synth_items(args.synth, args.seed + 7, 150.0, args.synth_unreadable, rng, args.marbled,
                       args.synth_touching, args.tight_unreadable)
     table = table_items(args.table, args.seed + 11) if args.table else []
