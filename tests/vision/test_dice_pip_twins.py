@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import numpy as np
 import pytest
 
-from vision.dice import read_dice
+from vision.dice import pip_twins, read_dice
 from vision.dice.pip_twins import find_pips, in_pattern, pip_twin
 from vision.dice.synth import draw_die
 
@@ -20,8 +21,9 @@ COLOURS = [  # body, pips (BGR)
 ]
 
 
-def _die(value: int, colour: int, seed: int, size: float = 44.0, **kw: object) -> np.ndarray:
-    img = np.full((200, 240, 3), (170, 175, 180), np.uint8)
+def _die(value: int, colour: int, seed: int, size: float = 44.0,
+         table: tuple[int, int, int] = (170, 175, 180), **kw: object) -> np.ndarray:
+    img = np.full((200, 240, 3), table, np.uint8)
     rng = np.random.default_rng(seed)
     img = np.clip(img + rng.normal(0, 2, img.shape), 0, 255).astype(np.uint8)
     body, pip = COLOURS[colour]
@@ -60,6 +62,25 @@ def test_a_twin_differs_by_the_centre_pip(colour: int) -> None:
         yy, xx = np.mgrid[0:h, 0:w]
         away = np.hypot(xx - twin.cx, yy - twin.cy) > 0.5 * 52
         assert np.array_equal(twin.image[away], img[oy:oy + h, ox:ox + w][away])
+
+
+def test_a_white_die_on_a_white_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the face cannot be told from the table by its colour, the disk round the
+    die's centre is taken as the face: the pips and the twin are still found."""
+    outlines: list[bool] = []
+    by_outline = pip_twins._face_by_outline
+
+    def spy(*args: Any) -> Any:
+        found = by_outline(*args)
+        outlines.append(found is not None)
+        return found
+
+    monkeypatch.setattr(pip_twins, "_face_by_outline", spy)
+    for value in (2, 3, 4, 5):
+        img = _die(value, 0, seed=value, table=(225, 230, 230))
+        twin = pip_twin(img, 120, 100, 52, value, random.Random(0))
+        assert twin is not None and twin.value == (3, 2, 5, 4)[value - 2]
+    assert outlines == [False] * 4
 
 
 def test_no_twin_where_the_pips_are_not_clean() -> None:
