@@ -1,19 +1,22 @@
 """Read the top faces of six-sided pip dice in a camera frame.
 
-One small fully convolutional network (``vision/models/dice.onnx``, run with
-OpenCV's dnn module) looks at the frame and predicts, on a grid of 8x8-pixel
-cells: a die-centre heatmap, the sub-cell offset of each centre, and for each
-centre the probabilities of the seven outcomes "1".."6" and "unreadable"
-(cocked, blurred, logo face). Peaks of the heatmap are dice; a die whose best
-value is not clearly the most likely outcome is reported with ``value=None``
-("seen, roll again") rather than a guess. See docs/dice.md.
+Two small networks run with OpenCV's dnn module. The detector
+(``vision/models/dice.onnx``, fully convolutional) proposes dice: on a grid of
+8x8-pixel cells a die-centre heatmap, each centre's sub-cell offset and the
+die's size (:meth:`DiceReader._propose`; close-up dice at half and quarter
+scale too). The face classifier (``vision/models/dice_cls.onnx``) then reads a
+crop of each proposal at full resolution as "1".."6", "unreadable" (cocked,
+blurred, a logo face) or "not a die" (:meth:`DiceReader._judge`). A die whose
+value is not clearly the most likely outcome, or whose crop is too noisy or
+blurred, is reported with ``value=None`` ("seen, roll again") rather than a
+guess (:meth:`DiceReader.decide`). See docs/dice.md.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -245,17 +248,10 @@ class DiceReader:
         and weak ones from ``weak_det_threshold`` (see :meth:`keeps`)."""
         if die_px is not None and not (math.isfinite(die_px) and die_px > 0):
             raise ValueError(f"die_px must be a positive number of pixels, not {die_px!r}")
-        full = as_bgr(frame)
-        img = full
-        ox, oy = 0, 0
-        if roi is not None:
-            x, y, w, h = (int(v) for v in roi)
-            x0, y0 = max(0, x), max(0, y)
-            x1, y1 = min(full.shape[1], x + w), min(full.shape[0], y + h)
-            if x1 <= x0 or y1 <= y0:
-                return []
-            img = full[y0:y1, x0:x1]
-            ox, oy = x0, y0
+        region = _region(as_bgr(frame), roi)
+        if region is None:
+            return []
+        img, (ox, oy) = region
         h, w = img.shape[:2]
         if h < self.min_side or w < self.min_side:
             return []
@@ -269,24 +265,41 @@ class DiceReader:
                                interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR)
             if min(small.shape[:2]) < self.min_side:
                 return []
-        windows = None
+        within = None
         if die_px is not None and plain is not None:
             within = (np.asarray(plain, float).reshape(-1, 2) - (ox, oy)) * scale
-            windows = busy_windows(small, die_px * scale, within=within)
+        props = self._propose(small, None if die_px is None else die_px * scale, within)
+        if not props:
+            return []
+        found = [replace(c, cx=c.cx + ox, cy=c.cy + oy)
+                 for c in self._judge(img, props, scale, die_px)]
+        found.sort(key=lambda c: (c.cy, c.cx))
+        return found
+
+    def _propose(self, small: np.ndarray, die: float | None,
+                 within: np.ndarray | None) -> list[_Proposal]:
+        """First stage: the detector's proposals in the scaled region ``small`` (its
+        pixels). ``die`` is the die size there when known; ``within`` the plain
+        surface's polygon there, where only the spots that stand out are looked at."""
+        windows = busy_windows(small, die, within=within) if die and within is not None else None
         if windows is not None:
             props = self._proposals_in(small, windows)
         else:
-            out = self._forward(small) if die_px is None else self._forward_sized(small)
+            out = self._forward(small) if die is None else self._forward_sized(small)
             props = self._proposals(out, small.shape[1], small.shape[0],
-                                    self._lowest_peak(sized=die_px is not None))
-        if self.large_pass and die_px is None and min(small.shape[:2]) >= 128:
+                                    self._lowest_peak(sized=die is not None))
+        if self.large_pass and die is None and min(small.shape[:2]) >= 128:
             props = self._with_large_dice(small, props)
-        if not props:
-            return []
-        # Second stage: classify a crop of each proposal, taken from the region at
-        # full resolution.
-        # Each die is seen in ``views`` rotated/mirrored crops; their
-        # probabilities are averaged.
+        return props
+
+    def _judge(self, img: np.ndarray, props: list[_Proposal], scale: float,
+               die_px: float | None) -> list[Candidate]:
+        """Second stage: classify a crop of each proposal, taken from the region ``img``
+        at full resolution (proposals are in its pixels times ``scale``), and measure
+        the crop's noise and blur. Candidates in ``img``'s pixels.
+
+        Each die is seen in ``views`` rotated/mirrored crops; their probabilities are
+        averaged."""
         n_views = self.views if len(props) <= _MANY else min(self.views, 2)
         views = _VIEWS[: max(1, n_views)]
         min_crop = 0.0  # the smallest die size a crop is taken at
@@ -324,11 +337,10 @@ class DiceReader:
             else:
                 probs = np.sqrt(pv * pdet)
             probs = probs / max(1e-9, float(probs.sum()))
-            found.append(Candidate(ox + cx / scale, oy + cy / scale, size / scale, score,
+            found.append(Candidate(cx / scale, cy / scale, size / scale, score,
                                    tuple(float(v) for v in probs), not_die,
                                    is_weak, is_sized, round(die_noise, 2),
                                    round(die_blur, 3)))
-        found.sort(key=lambda c: (c.cy, c.cx))
         return found
 
     def _with_large_dice(self, small: np.ndarray,
@@ -436,6 +448,20 @@ class DiceReader:
             cy = min(max(cy, 0.0), h - 1.0)
             props.append((float(cx), float(cy), size, float(heat[iy, ix]), probs))
         return _one_per_die(props)
+
+
+def _region(full: np.ndarray, roi: tuple[int, int, int, int] | None
+            ) -> tuple[np.ndarray, tuple[int, int]] | None:
+    """The part of ``full`` inside ``roi`` (x, y, w, h; clipped to the frame) and its
+    top-left corner; the whole frame without ``roi``; None when nothing is left."""
+    if roi is None:
+        return full, (0, 0)
+    x, y, w, h = (int(v) for v in roi)
+    x0, y0 = max(0, x), max(0, y)
+    x1, y1 = min(full.shape[1], x + w), min(full.shape[0], y + h)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    return full[y0:y1, x0:x1], (x0, y0)
 
 
 def _recent_net(nets: dict[_K, cv2.dnn.Net], key: _K, path: Path, keep: int) -> cv2.dnn.Net:
