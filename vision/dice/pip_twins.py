@@ -30,7 +30,7 @@ PIP_RADIUS = (0.05, 0.16)
 @dataclass(frozen=True)
 class Pip:
     """One pip-like blob: centre in image pixels, area in pixels, and its pixels as a
-    boolean mask of the image's size."""
+    boolean mask of the face's region (:attr:`FacePips.origin`)."""
 
     x: float
     y: float
@@ -40,11 +40,13 @@ class Pip:
 
 @dataclass(frozen=True)
 class FacePips:
-    """The pips found on a die's top face, the face's side and centre in image pixels."""
+    """The pips found on a die's top face, the face's side and centre in image pixels,
+    and the top-left corner of the region the pips' masks cover."""
 
     pips: list[Pip]
     side: float
     center: tuple[float, float]
+    origin: tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -97,10 +99,8 @@ def find_pips(img: np.ndarray, cx: float, cy: float, size: float) -> FacePips | 
         bw, bh = int(stats[i, cv2.CC_STAT_WIDTH]), int(stats[i, cv2.CC_STAT_HEIGHT])
         round_enough = max(bw, bh) <= 2.2 * min(bw, bh) and a >= 0.45 * bw * bh
         if amin <= a <= amax and round_enough:
-            mask = np.zeros((h, w), bool)
-            mask[y0:y0 + 2 * r + 1, x0:x0 + 2 * r + 1] = labels == i
-            pips.append(Pip(float(cents[i][0]) + x0, float(cents[i][1]) + y0, a, mask))
-    return FacePips(pips, side, (fx + x0, fy + y0))
+            pips.append(Pip(float(cents[i][0]) + x0, float(cents[i][1]) + y0, a, labels == i))
+    return FacePips(pips, side, (fx + x0, fy + y0), (x0, y0))
 
 
 def _distance(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
@@ -183,17 +183,26 @@ def pip_twin(img: np.ndarray, cx: float, cy: float, size: float, value: int,
     disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))
     pts = np.array([(p.x, p.y) for p in face.pips])
     mean = pts.mean(0)
+
+    def in_patch(pip: Pip) -> np.ndarray:
+        """The pip's mask over the patch (which holds the face's region), grown by ``grow``."""
+        mask = np.zeros(patch.shape[:2], np.uint8)
+        rh, rw = pip.mask.shape
+        x, y = face.origin[0] - px0, face.origin[1] - py0
+        mask[y:y + rh, x:x + rw] = pip.mask
+        return cv2.dilate(mask, disk)
+
     if value in (3, 5):
         middle = face.pips[int(np.argmin([math.dist(p, mean) for p in pts]))]
-        hole = cv2.dilate(middle.mask.astype(np.uint8), disk)[py0:py1, px0:px1]
-        patch = cv2.inpaint(patch, hole, grow + 2, cv2.INPAINT_TELEA)
+        patch = cv2.inpaint(patch, in_patch(middle), grow + 2, cv2.INPAINT_TELEA)
         return Twin(patch, cx - px0, cy - py0, value - 1, (px0, py0))
     src = face.pips[rng.randrange(len(face.pips))]
-    alpha = cv2.GaussianBlur(cv2.dilate(src.mask.astype(np.uint8), disk).astype(np.float32),
-                             (0, 0), 0.7)
+    alpha = cv2.GaussianBlur(in_patch(src).astype(np.float32), (0, 0), 0.7)
+    # The pip and the face round it lie well inside the patch: moving the patch moves them.
     move = np.array([[1, 0, mean[0] - src.x], [0, 1, mean[1] - src.y]], np.float32)
-    moved = cv2.warpAffine(img, move, (w, h), flags=cv2.INTER_LINEAR,
-                           borderMode=cv2.BORDER_REFLECT)[py0:py1, px0:px1]
-    a = cv2.warpAffine(alpha, move, (w, h), flags=cv2.INTER_LINEAR)[py0:py1, px0:px1, None]
+    patch_wh = (patch.shape[1], patch.shape[0])
+    moved = cv2.warpAffine(patch, move, patch_wh, flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REFLECT)
+    a = cv2.warpAffine(alpha, move, patch_wh, flags=cv2.INTER_LINEAR)[..., None]
     patch = np.clip(moved * a + patch * (1.0 - a) + 0.5, 0, 255).astype(np.uint8)
     return Twin(patch, cx - px0, cy - py0, value + 1, (px0, py0))

@@ -281,7 +281,8 @@ class DiceReader:
         """First stage: the detector's proposals in the scaled region ``small`` (its
         pixels). ``die`` is the die size there when known; ``within`` the plain
         surface's polygon there, where only the spots that stand out are looked at."""
-        windows = busy_windows(small, die, within=within) if die and within is not None else None
+        windows = (busy_windows(small, die, within=within)
+                   if die is not None and within is not None else None)
         if windows is not None:
             props = self._proposals_in(small, windows)
         else:
