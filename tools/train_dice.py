@@ -180,13 +180,13 @@ def load_real(data_dir: Path, keep_val: bool,
 
 def make_synth(n: int, seed: int, max_size: float = 110.0,
                unreadable_rate: float = 0.25, touching_rate: float = 0.3,
-               marbled_rate: float = 0.0) -> list[Sample]:
+               marbled_rate: float = 0.0, wide_colours_rate: float = 0.0) -> list[Sample]:
     rng = np.random.default_rng(seed)
     out: list[Sample] = []
     for _ in range(n):
         img, dice = synth.scene(rng, 400, 400, size_range=(14.0, max_size),
                                 unreadable_rate=unreadable_rate, touching_rate=touching_rate,
-                                marbled_rate=marbled_rate)
+                                marbled_rate=marbled_rate, wide_colours_rate=wide_colours_rate)
         out.append((img, [(d.cx, d.cy, (d.value - 1) if d.value else 6, d.size) for d in dice]))
     return out
 
@@ -378,6 +378,8 @@ def main() -> int:
                     help="share of synthetic scenes with the dice packed side by side")
     ap.add_argument("--marbled", type=float, default=0.0,
                     help="share of the synthetic dice with marbled bodies")
+    ap.add_argument("--wide-colours", type=float, default=0.0,
+                    help="share of synthetic dice in any body and pip colours (vision.dice.palette)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--val", action="store_true",
@@ -438,7 +440,7 @@ def main() -> int:
     if not real:
         ap.error(f"no labelled dev photographs under {args.data} (see --data, PELOTON_DICE_DATA)")
     syn = make_synth(args.synth, args.seed + 1, args.synth_max_size, touching_rate=args.touching,
-                     marbled_rate=args.marbled)
+                     marbled_rate=args.marbled, wide_colours_rate=args.wide_colours)
     if args.table:
         syn += make_table(args.table, args.seed + 2)
     print(f"real {len(real)} images, synthetic {len(syn)}, loaded in {time.time() - t0:.0f}s",

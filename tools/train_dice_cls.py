@@ -54,6 +54,7 @@ from vision.dice.data import (  # noqa: E402
 )
 from vision.dice.pip_twins import pip_twin  # noqa: E402
 from vision.dice.reader import _VIEWS, CLS_FACTOR, CLS_SIZE, DiceReader, face_crop  # noqa: E402
+from vision.dice.restyle import restyled_twin  # noqa: E402
 
 NCLS = 8  # values 1..6 -> 0..5, unreadable -> 6, not a die -> 7
 UNREADABLE = 6
@@ -199,6 +200,24 @@ def twin_items(photos: list[Photo], rng: random.Random) -> list[Item]:
             if twin is not None:
                 ox, oy = twin.origin
                 items.append((twin.image, cx - ox, cy - oy, size, twin.value - 1,
+                              (det[0] - ox, det[1] - oy, det[2])))
+    return items
+
+
+def restyled_items(photos: list[Photo], copies: int, rng: random.Random) -> list[Item]:
+    """Each photographed die that the detector proposes, whose face is told from the table
+    and whose pips are found cleanly, ``copies`` times in other colours
+    (``vision.dice.restyle``: plain or marbled bodies, coloured pips), as patches of the
+    photo round it."""
+    items: list[Item] = []
+    for _, _, img, dice, _ in photos:
+        for cx, cy, c, size, det in dice:
+            for _ in range(copies if det and c < 6 else 0):
+                twin = restyled_twin(img, det[0], det[1], det[2], c + 1, rng)
+                if twin is None:
+                    break
+                ox, oy = twin.origin
+                items.append((twin.image, cx - ox, cy - oy, size, c,
                               (det[0] - ox, det[1] - oy, det[2])))
     return items
 
@@ -463,6 +482,8 @@ def main() -> int:
                     help="add each unreadable synthetic die at a tight crop too (see synth_items)")
     ap.add_argument("--pip-twins", action="store_true",
                     help="add each real die's twin with its centre pip taken away or added")
+    ap.add_argument("--restyle", type=int, default=0, metavar="K",
+                    help="add K restyled copies of each real die (new body and pip colours)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     split = ap.add_mutually_exclusive_group()
@@ -520,6 +541,10 @@ def main() -> int:
         twins = twin_items(photos, rng)
         print(f"pip twins: {len(twins)}", flush=True)
         real += twins
+    if args.restyle:
+        restyled = restyled_items(photos, args.restyle, rng)
+        print(f"restyled dice: {len(restyled)}", flush=True)
+        real += restyled
     syn = synth_items(args.synth, args.seed + 7, 150.0, args.synth_unreadable, rng, args.marbled,
                       args.synth_touching, args.tight_unreadable)
     table = table_items(args.table, args.seed + 11) if args.table else []

@@ -40,8 +40,8 @@ def test_the_pips_of_every_value_are_found(colour: int) -> None:
             assert face is not None
             assert len(face.pips) == value, (value, seed)
             assert math.dist(face.center, (120, 100)) < 4
-            if 2 <= value <= 5:
-                assert in_pattern(face, value), (value, seed)
+            assert in_pattern(face, value), (value, seed)
+            assert not in_pattern(face, 7 - value) or value == 7 - value
 
 
 @pytest.mark.parametrize("colour", range(len(COLOURS)))

@@ -11,13 +11,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
 import vision.dice.reader as reader_module
-from vision.dice import DieReading, read_dice
+from vision.dice import DieReading, palette, read_dice, synth
 from vision.dice.reader import DiceReader, face_crop
 from vision.dice.synth import background, draw_die, motion_blur, motion_kernel, scene
 
@@ -366,6 +367,28 @@ def test_marbled_renderer() -> None:
     b, _ = scene(np.random.default_rng(9), 240, 320, marbled_rate=0.0)
     c, _ = scene(np.random.default_rng(9), 240, 320, marbled_rate=1.0)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_wide_colours_renderer() -> None:
+    """``wide_colours_rate=1`` draws dice in the palette's body and pip colours;
+    0 draws the same frames as before the palette existed."""
+    a, _ = scene(np.random.default_rng(9), 240, 320)
+    b, _ = scene(np.random.default_rng(9), 240, 320, wide_colours_rate=0.0)
+    c, _ = scene(np.random.default_rng(9), 240, 320, wide_colours_rate=1.0)
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+    drawn: list[tuple[int, int, int]] = []
+    real_draw = synth.draw_die
+
+    def spy(*args: Any, **kw: Any) -> Any:
+        drawn.append(kw["body"])
+        return real_draw(*args, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(synth, "draw_die", spy)
+        for seed in range(20):
+            scene(np.random.default_rng(seed), 240, 320, wide_colours_rate=1.0)
+    assert drawn and all(b in palette.BODIES for b in drawn)
+    assert len(set(drawn)) > len(synth._BODIES)
 
 
 @pytest.mark.parametrize("length", [3.0, 7.5, 15.0])

@@ -41,12 +41,15 @@ class Pip:
 @dataclass(frozen=True)
 class FacePips:
     """The pips found on a die's top face, the face's side and centre in image pixels,
-    and the top-left corner of the region the pips' masks cover."""
+    and the top-left corner of the region the pips' masks cover. ``outline`` is the
+    face's pixels (a boolean mask of that region) where the face was told from its
+    surroundings by colour; None where a disk round the centre stood for it."""
 
     pips: list[Pip]
     side: float
     center: tuple[float, float]
     origin: tuple[int, int]
+    outline: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,7 @@ def find_pips(img: np.ndarray, cx: float, cy: float, size: float) -> FacePips | 
     yy, xx = np.mgrid[0:2 * r + 1, 0:2 * r + 1]
     rr = np.hypot(xx + x0 - cx, yy + y0 - cy)
     face = _face_by_outline(lab, rr, size)
+    outlined = face is not None
     if face is None:
         face = ((rr <= 0.47 * size).astype(np.uint8), 0.8 * size, (cx - x0, cy - y0))
     inner, side, (fx, fy) = face
@@ -100,7 +104,7 @@ def find_pips(img: np.ndarray, cx: float, cy: float, size: float) -> FacePips | 
         round_enough = max(bw, bh) <= 2.2 * min(bw, bh) and a >= 0.45 * bw * bh
         if amin <= a <= amax and round_enough:
             pips.append(Pip(float(cents[i][0]) + x0, float(cents[i][1]) + y0, a, labels == i))
-    return FacePips(pips, side, (fx + x0, fy + y0), (x0, y0))
+    return FacePips(pips, side, (fx + x0, fy + y0), (x0, y0), ins if outlined else None)
 
 
 def _distance(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
@@ -135,12 +139,13 @@ def _face_by_outline(lab: np.ndarray, rr: np.ndarray,
 
 
 def in_pattern(face: FacePips, value: int) -> bool:
-    """Whether the face's pips are exactly those of ``value`` (2..5) where a die shows
+    """Whether the face's pips are exactly those of ``value`` (1..6) where a die shows
     them: as many as the value, of like sizes, centred on the face; a 3's in a row
     through the centre, a 4's (and a 5's outer four) at the corners of a parallelogram
-    round it, a 5's fifth at its centre."""
+    round it, a 5's fifth at its centre, a 6's in pairs opposite each other through
+    its centre."""
     side = face.side
-    if len(face.pips) != value or value not in (2, 3, 4, 5):
+    if len(face.pips) != value or not 1 <= value <= 6:
         return False
     areas = [p.area for p in face.pips]
     if max(areas) > 2.5 * min(areas):
@@ -149,6 +154,13 @@ def in_pattern(face: FacePips, value: int) -> bool:
     mean = pts.mean(0)
     if math.dist(mean, face.center) > 0.15 * side:
         return False
+    if value == 1:
+        return True
+    if value == 6:
+        reach6 = [math.dist(p, mean) for p in pts]
+        if not (0.15 * side <= min(reach6) and max(reach6) <= 0.6 * side):
+            return False
+        return all(min(math.dist(q, 2 * mean - p) for q in pts) <= 0.1 * side for p in pts)
     if value == 2:
         return 0.45 * side <= math.dist(pts[0], pts[1]) <= 1.1 * side
     middle = int(np.argmin([math.dist(p, mean) for p in pts]))
@@ -165,6 +177,16 @@ def in_pattern(face: FacePips, value: int) -> bool:
     return all(min(math.dist(q, 2 * centre - p) for q in outer) <= 0.1 * side for p in outer)
 
 
+def patch_round(img: np.ndarray, cx: float, cy: float, size: float) -> tuple[np.ndarray, tuple[int, int]]:
+    """A copy of the image within 2.5 die sizes of (cx, cy) (clipped to the image), and
+    where its top-left corner lies in the image."""
+    h, w = img.shape[:2]
+    reach = math.ceil(2.5 * size) + 2
+    px0, py0 = max(0, int(cx) - reach), max(0, int(cy) - reach)
+    px1, py1 = min(w, int(cx) + reach), min(h, int(cy) + reach)
+    return img[py0:py1, px0:px1].copy(), (px0, py0)
+
+
 def pip_twin(img: np.ndarray, cx: float, cy: float, size: float, value: int,
              rng: random.Random, min_side: float = 14.0) -> Twin | None:
     """The die at (cx, cy) (``size`` as the detector sees it) with its centre pip taken
@@ -174,11 +196,7 @@ def pip_twin(img: np.ndarray, cx: float, cy: float, size: float, value: int,
     face = find_pips(img, cx, cy, size) if value in (2, 3, 4, 5) else None
     if face is None or face.side < min_side or not in_pattern(face, value):
         return None
-    h, w = img.shape[:2]
-    reach = math.ceil(2.5 * size) + 2
-    px0, py0 = max(0, int(cx) - reach), max(0, int(cy) - reach)
-    px1, py1 = min(w, int(cx) + reach), min(h, int(cy) + reach)
-    patch = img[py0:py1, px0:px1].copy()
+    patch, (px0, py0) = patch_round(img, cx, cy, size)
     grow = max(1, round(0.04 * face.side))
     disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))
     pts = np.array([(p.x, p.y) for p in face.pips])

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.dice.palette import pick_colours
+
 # Pip positions on a unit face ([-1, 1] square), per value.
 _PIPS: dict[int, list[tuple[float, float]]] = {
     1: [(0, 0)],
@@ -186,7 +188,7 @@ def _shade(col: tuple[int, int, int], f: float) -> tuple[int, int, int]:
     return (int(min(255, col[0] * f)), int(min(255, col[1] * f)), int(min(255, col[2] * f)))
 
 
-def _marble(rng: np.random.Generator, h: int, w: int, body: tuple[int, int, int],
+def marble(rng: np.random.Generator, h: int, w: int, body: tuple[int, int, int],
             vein: tuple[int, int, int]) -> np.ndarray:
     """An ``h`` x ``w`` patch of marbled plastic: ``body`` swirled with ``vein``."""
     cell = max(4, int(min(h, w) * rng.uniform(0.15, 0.4)))
@@ -226,7 +228,7 @@ def _draw_face(img: np.ndarray, m: np.ndarray, body: tuple[int, int, int],
             cv2.fillPoly(mask, [poly - np.array([x0, y0], np.int32) * scale], 255, cv2.LINE_AA,
                          shift)
             cover = mask[..., None].astype(np.float32) / 255.0
-            patch = _marble(rng, y1 - y0, x1 - x0, body, vein).astype(np.float32)
+            patch = marble(rng, y1 - y0, x1 - x0, body, vein).astype(np.float32)
             roi = layer[y0:y1, x0:x1]
             roi[:] = (roi * (1 - cover) + patch * cover).astype(np.uint8)
     sx = float(np.linalg.norm(m[:, 0]))
@@ -269,7 +271,7 @@ def _draw_face(img: np.ndarray, m: np.ndarray, body: tuple[int, int, int],
         cv2.addWeighted(layer, alpha, img, 1 - alpha, 0, dst=img)
 
 
-def _marble_vein(rng: np.random.Generator, body: tuple[int, int, int],
+def marble_vein(rng: np.random.Generator, body: tuple[int, int, int],
                  pip: tuple[int, int, int]) -> tuple[int, int, int]:
     """A vein colour for a marbled body: another body colour, or white or black,
     kept apart from the pips' colour so that the pips still stand out."""
@@ -338,7 +340,7 @@ def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, si
     rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], np.float32)
     half = size / 2
     alpha = float(rng.uniform(0.75, 0.9)) if translucent else 1.0
-    vein = _marble_vein(rng, body, pip) if marbled else None
+    vein = marble_vein(rng, body, pip) if marbled else None
     if shadow:
         d = rng.uniform(0.05, 0.25) * size
         sh = np.zeros(img.shape[:2], np.float32)
@@ -400,10 +402,13 @@ def scene(rng: np.random.Generator, h: int = 480, w: int = 640, *, n_dice: int |
           size_range: tuple[float, float] = (16.0, 90.0), unreadable_rate: float = 0.12,
           touching: bool | None = None,
           touching_rate: float = 0.3,
-          marbled_rate: float = 0.0) -> tuple[np.ndarray, list[SynthDie]]:
+          marbled_rate: float = 0.0,
+          wide_colours_rate: float = 0.0) -> tuple[np.ndarray, list[SynthDie]]:
     """A whole synthetic frame with its labels; ``touching`` (or, when None, a draw with
     ``touching_rate``) packs the dice side by side; a share ``marbled_rate`` of the
-    dice is marbled (0 keeps the random draws, hence the frames, of earlier code)."""
+    dice is marbled, a share ``wide_colours_rate`` takes any body and pip colours of
+    ``vision.dice.palette`` (0 for either keeps the random draws, hence the frames, of
+    earlier code)."""
     img = background(rng, h, w)
     _clutter(rng, img)
     if n_dice is None:
@@ -438,10 +443,13 @@ def scene(rng: np.random.Generator, h: int = 480, w: int = 640, *, n_dice: int |
         logo = (not cocked) and r < unreadable_rate * 0.75
         blur = (not cocked and not logo) and r < unreadable_rate
         value = int(rng.integers(1, 7))
+        body, pip = (pick_colours(rng) if wide_colours_rate > 0
+                     and rng.random() < wide_colours_rate else (None, None))
         die = draw_die(img, rng, x, y, s, value, oblique=oblique * float(rng.uniform(0.7, 1.0)),
                        cocked=cocked, logo=logo, glare=bool(rng.random() < 0.2),
                        translucent=bool(rng.random() < 0.1),
-                       marbled=marbled_rate > 0 and bool(rng.random() < marbled_rate))
+                       marbled=marbled_rate > 0 and bool(rng.random() < marbled_rate),
+                       body=body, pip=pip)
         if blur:  # heavy motion blur over this die only: unreadable
             motion_blur(img, rng, x, y, s)
             die = SynthDie(die.cx, die.cy, 0, die.size, die.faces)
