@@ -42,6 +42,7 @@ from vision.dice.data import (  # noqa: E402
     list_sets,
     read_labels,
 )
+from vision.dice.restyle import restyled_twin  # noqa: E402
 
 STRIDE = 8
 NCLS = 7  # values 1..6 -> 0..5, unreadable -> 6
@@ -175,6 +176,26 @@ def load_real(data_dir: Path, keep_val: bool,
                 dice.append(((x0 + x1) / 2, (y0 + y1) / 2, d.value - 1,
                              max(x1 - x0, y1 - y0)))
             out.extend([(img, dice)] * (weights or {}).get(set_dir.name, 1))
+    return out
+
+
+def restyled_photos(real: list[Sample], copies: int, rng: random.Random) -> list[Sample]:
+    """Each photo ``copies`` times with every die whose face and pips are found cleanly
+    restyled in other colours (``vision.dice.restyle``); photos with no such die are
+    left out."""
+    out: list[Sample] = []
+    for img, dice in real:
+        for _ in range(copies):
+            copy, changed = img.copy(), False
+            for cx, cy, c, size in dice:
+                twin = restyled_twin(copy, cx, cy, size, c + 1, rng) if c < 6 else None
+                if twin is not None:
+                    ox, oy = twin.origin
+                    th, tw = twin.image.shape[:2]
+                    copy[oy:oy + th, ox:ox + tw] = twin.image
+                    changed = True
+            if changed:
+                out.append((copy, dice))
     return out
 
 
@@ -380,6 +401,8 @@ def main() -> int:
                     help="share of the synthetic dice with marbled bodies")
     ap.add_argument("--wide-colours", type=float, default=0.0,
                     help="share of synthetic dice in any body and pip colours (vision.dice.palette)")
+    ap.add_argument("--restyle", type=int, default=0, metavar="K",
+                    help="add K copies of each photo with its dice restyled (vision.dice.restyle)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--val", action="store_true",
@@ -437,6 +460,10 @@ def main() -> int:
     t0 = time.time()
     weights = {k: int(v) for k, v in (w.split("=") for w in args.set_weight)}
     real = load_real(args.data, args.val, weights)
+    if args.restyle:
+        restyled = restyled_photos(real, args.restyle, random.Random(args.seed + 5))
+        print(f"restyled photos: {len(restyled)}", flush=True)
+        real += restyled
     if not real:
         ap.error(f"no labelled dev photographs under {args.data} (see --data, PELOTON_DICE_DATA)")
     syn = make_synth(args.synth, args.seed + 1, args.synth_max_size, touching_rate=args.touching,
