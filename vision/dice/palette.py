@@ -2,8 +2,9 @@
 
 ``vision.dice.synth`` draws dice in the pairs that are common (white with black
 pips, red with white, ...). Real dice come in more: teal with yellow pips, black
-with gold, purple with green. The detector and the classifier are trained on
-those too (``tools/train_dice.py --wide-colours``, ``vision.dice.restyle``).
+with gold, purple with green. ``tests/vision/test_dice_synth.py`` reads dice of
+every such pair; ``tools/train_dice.py --wide-colours`` and
+``vision.dice.restyle`` train on them (tried, not adopted: docs/dice-history.md).
 """
 
 from __future__ import annotations
