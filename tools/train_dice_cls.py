@@ -52,7 +52,7 @@ from vision.dice.data import (  # noqa: E402
     list_sets,
     read_labels,
 )
-from vision.dice.pip_twins import pip_twin  # noqa: E402
+from vision.dice.pip_twins import Twin, pip_twin  # noqa: E402
 from vision.dice.reader import _VIEWS, CLS_FACTOR, CLS_SIZE, DiceReader, face_crop  # noqa: E402
 from vision.dice.restyle import restyled_twin  # noqa: E402
 
@@ -198,10 +198,16 @@ def twin_items(photos: list[Photo], rng: random.Random) -> list[Item]:
         for cx, cy, c, size, det in dice:
             twin = pip_twin(img, det[0], det[1], det[2], c + 1, rng) if det else None
             if twin is not None:
-                ox, oy = twin.origin
-                items.append((twin.image, cx - ox, cy - oy, size, twin.value - 1,
-                              (det[0] - ox, det[1] - oy, det[2])))
+                items.append(_twin_item(twin, cx, cy, size, det))
     return items
+
+
+def _twin_item(twin: Twin, cx: float, cy: float, size: float,
+               det: tuple[float, float, float]) -> Item:
+    """The crop to make of a twin's patch: the labelled die (centre ``cx``, ``cy`` and
+    ``size`` in the photo) and the detector's proposal ``det``, moved into the patch."""
+    ox, oy = twin.origin
+    return (twin.image, cx - ox, cy - oy, size, twin.value - 1, (det[0] - ox, det[1] - oy, det[2]))
 
 
 def restyled_items(photos: list[Photo], copies: int, rng: random.Random) -> list[Item]:
@@ -216,9 +222,7 @@ def restyled_items(photos: list[Photo], copies: int, rng: random.Random) -> list
                 twin = restyled_twin(img, det[0], det[1], det[2], c + 1, rng)
                 if twin is None:
                     break
-                ox, oy = twin.origin
-                items.append((twin.image, cx - ox, cy - oy, size, c,
-                              (det[0] - ox, det[1] - oy, det[2])))
+                items.append(_twin_item(twin, cx, cy, size, det))
     return items
 
 

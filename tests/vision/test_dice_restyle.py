@@ -48,9 +48,7 @@ def test_the_face_takes_the_new_colours(monkeypatch: pytest.MonkeyPatch) -> None
         assert twin is not None and twin.value == value
         face = find_pips(twin.image, twin.cx, twin.cy, 52)
         assert face is not None and face.outline is not None and in_pattern(face, value)
-        pips = np.zeros_like(face.outline, dtype=bool)
-        for p in face.pips:
-            pips |= p.mask
+        pips = face.pips_mask() > 0
         x0, y0 = face.origin
         region = twin.image[y0:y0 + pips.shape[0], x0:x0 + pips.shape[1]]
         body = np.median(region[face.outline & ~pips], axis=0)
@@ -95,10 +93,7 @@ def _face_light(img: np.ndarray, twin: restyle.Twin) -> tuple[np.ndarray, np.nda
     x0, y0 = face.origin[0] - twin.origin[0], face.origin[1] - twin.origin[1]
     rh, rw = face.outline.shape
     light = cv2.cvtColor(twin.image[y0:y0 + rh, x0:x0 + rw], cv2.COLOR_BGR2LAB)[..., 0]
-    pips = np.zeros((rh, rw), np.uint8)
-    for p in face.pips:
-        pips[p.mask] = 1
-    return light, face.outline & (cv2.dilate(pips, np.ones((5, 5), np.uint8)) == 0)
+    return light, face.outline & (cv2.dilate(face.pips_mask(), np.ones((5, 5), np.uint8)) == 0)
 
 
 def test_marbled_faces_are_veined(monkeypatch: pytest.MonkeyPatch) -> None:

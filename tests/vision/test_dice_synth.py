@@ -55,6 +55,15 @@ def _nearest(dice: list[DieReading], x: float, y: float) -> DieReading | None:
     return best
 
 
+def _verdict(d: DieReading | None, value: int) -> str:
+    """How the reading nearest a die of ``value`` counts: missed, null, right or wrong."""
+    if d is None:
+        return "missed"
+    if d.value is None:
+        return "null"
+    return "right" if d.value == value else "wrong"
+
+
 def _score(gen: Callable[[int], Scene], n: int) -> Counter[str]:
     """Counts of right / wrong / null / missed dice and extra readings over n scenes."""
     c: Counter[str] = Counter()
@@ -63,15 +72,7 @@ def _score(gen: Callable[[int], Scene], n: int) -> Counter[str]:
         seen = read_dice(img)
         c["extra"] += max(0, len(seen) - len(truths))
         for x, y, v in truths:
-            d = _nearest(seen, x, y)
-            if d is None:
-                c["missed"] += 1
-            elif d.value is None:
-                c["null"] += 1
-            elif d.value == v:
-                c["right"] += 1
-            else:
-                c["wrong"] += 1
+            c[_verdict(_nearest(seen, x, y), v)] += 1
     return c
 
 
@@ -172,8 +173,7 @@ def test_touching_dice_at_known_size(size: int, min_right: int) -> None:
                         default=None)
                 if d is not None and max(abs(d.center[0] - x), abs(d.center[1] - 240)) > size / 2:
                     d = None
-                c["missed" if d is None else "null" if d.value is None
-                  else "right" if d.value == value else "wrong"] += 1
+                c[_verdict(d, value)] += 1
     assert c["wrong"] == 0, c
     assert c["right"] >= min_right, c
 
@@ -284,8 +284,7 @@ def test_dice_of_any_colour_pair(known_size: bool) -> None:
     for img, value, size in _any_colour_pairs():
         seen = read_dice(img, die_px=size if known_size else None)
         d = _nearest(seen, 160, 120)
-        c["missed" if d is None else "null" if d.value is None
-          else "right" if d.value == value else "wrong"] += 1
+        c[_verdict(d, value)] += 1
     bounds = BOUNDS_ANY_COLOUR[known_size]
     assert sum(c.values()) == 436
     assert c["wrong"] <= bounds["wrong"], c
@@ -365,8 +364,7 @@ def test_die_size_hint(size: int, min_right: int) -> None:
         seen = read_dice(img, die_px=size)
         d = _nearest(seen, 320, 240)
         c["valued_extra"] += sum(1 for s in seen if s is not d and s.value is not None)
-        c["missed" if d is None else "null" if d.value is None
-          else "right" if d.value == value else "wrong"] += 1
+        c[_verdict(d, value)] += 1
     assert c["wrong"] == 0 and c["valued_extra"] == 0, c
     assert c["right"] >= min_right, c
 

@@ -51,11 +51,22 @@ class FacePips:
     origin: tuple[int, int]
     outline: np.ndarray | None = None
 
+    def pips_mask(self) -> np.ndarray:
+        """Every pip's pixels, as a uint8 mask (1 = pip) of the face's region (0 x 0 when
+        neither a pip nor the outline was found, as the region's size is then unknown)."""
+        shape = (self.outline.shape if self.outline is not None
+                 else self.pips[0].mask.shape if self.pips else (0, 0))
+        mask = np.zeros(shape, np.uint8)
+        for p in self.pips:
+            mask[p.mask] = 1
+        return mask
+
 
 @dataclass(frozen=True)
 class Twin:
-    """A patch of the photo round the die with the die's centre pip changed: the die's
-    centre in the patch, its new value, and where the patch lies in the photo."""
+    """A patch of the photo round a die with the die changed (its centre pip here, its
+    colours in ``vision.dice.restyle``): the die's centre in the patch, its value, and
+    where the patch lies in the photo."""
 
     image: np.ndarray
     cx: float

@@ -57,10 +57,7 @@ def restyled_twin(img: np.ndarray, cx: float, cy: float, size: float, value: int
     region = patch[y:y + rh, x:x + rw]
     grow = max(1, round(0.04 * face.side))
     disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))
-    found = np.zeros((rh, rw), np.uint8)
-    for p in face.pips:
-        found[p.mask] = 1
-    pips = cv2.dilate(found, disk)
+    pips = cv2.dilate(face.pips_mask(), disk)
     lab = cv2.cvtColor(region, cv2.COLOR_BGR2LAB)
     # The face's colour under the pips (inpainted), and how far each pixel lies from it
     # towards the pips' colour: the pips' own anti-aliased edges, kept as they were.

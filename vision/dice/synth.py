@@ -189,7 +189,7 @@ def _shade(col: tuple[int, int, int], f: float) -> tuple[int, int, int]:
 
 
 def marble(rng: np.random.Generator, h: int, w: int, body: tuple[int, int, int],
-            vein: tuple[int, int, int]) -> np.ndarray:
+           vein: tuple[int, int, int]) -> np.ndarray:
     """An ``h`` x ``w`` patch of marbled plastic: ``body`` swirled with ``vein``."""
     cell = max(4, int(min(h, w) * rng.uniform(0.15, 0.4)))
     noise = rng.normal(0, 1, (h // cell + 2, w // cell + 2)).astype(np.float32)
@@ -272,7 +272,7 @@ def _draw_face(img: np.ndarray, m: np.ndarray, body: tuple[int, int, int],
 
 
 def marble_vein(rng: np.random.Generator, body: tuple[int, int, int],
-                 pip: tuple[int, int, int]) -> tuple[int, int, int]:
+                pip: tuple[int, int, int]) -> tuple[int, int, int]:
     """A vein colour for a marbled body: another body colour, or white or black,
     kept apart from the pips' colour so that the pips still stand out."""
     options = [b for b, _ in _BODIES] + [(245, 245, 245), (15, 15, 15)]
