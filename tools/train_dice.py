@@ -18,6 +18,7 @@ offset and 7 class logits (values 1..6 and "unreadable"). See docs/dice.md.
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import random
 import sys
@@ -84,6 +85,7 @@ class DiceNet(nn.Module):
         else:
             raise ValueError(f"unknown detector arch {arch!r}")
         self.head = nn.Conv2d(width, 1 + 2 + 1 + NCLS, 1)  # heat, offset, log size, classes
+        self.fuse_split: nn.ModuleList | None = None  # set by split_fuse for export
         with torch.no_grad():
             self.head.bias[0] = -4.0
 
@@ -97,8 +99,34 @@ class DiceNet(nn.Module):
         if self.arch == "lite":
             up = F.interpolate(self.lateral(f16), scale_factor=2.0, mode="nearest")
             return self.head(self.fuse(f8 + up))
+        if self.fuse_split is not None:  # the exported form, see split_fuse
+            lo, hi = self.fuse_split
+            up = F.interpolate(hi(f16), scale_factor=2.0, mode="nearest")
+            return self.head(self.fuse[1:](F.relu(lo(f8) + up)))
         up = F.interpolate(f16, scale_factor=2.0, mode="nearest")
         return self.head(self.fuse(torch.cat([f8, up], 1)))
+
+    def split_fuse(self) -> None:
+        """Split the "base" fuse's first 1x1 convolution (over the stride-8 features
+        and the upsampled stride-16 ones) into one over each, its batch norm folded in:
+        ``W [f8, up(f16)] = W8 f8 + up(W16 f16)`` (a 1x1 convolution commutes with
+        nearest upsampling), so the 128-channel half runs at stride 16, on a quarter of
+        the cells, and no concatenation is needed. The same outputs up to float
+        rounding for about 11 % fewer multiply-adds at any input size (docs/dice.md).
+        For export (in eval mode): the split net is not trained."""
+        if self.arch != "base" or self.fuse_split is not None:
+            return
+        conv, bn = self.fuse[0][0], self.fuse[0][1]
+        scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
+        w = conv.weight * scale[:, None, None, None]
+        c8 = self.s8[-1][1][0].out_channels
+        lo = nn.Conv2d(c8, w.shape[0], 1, bias=True)
+        hi = nn.Conv2d(w.shape[1] - c8, w.shape[0], 1, bias=False)
+        with torch.no_grad():
+            lo.weight.copy_(w[:, :c8])
+            lo.bias.copy_(bn.bias - bn.running_mean * scale)
+            hi.weight.copy_(w[:, c8:])
+        self.fuse_split = nn.ModuleList([lo, hi])
 
 
 def init_from_onnx(net: nn.Module, path: Path, first: int | None = None) -> None:
@@ -108,7 +136,8 @@ def init_from_onnx(net: nn.Module, path: Path, first: int | None = None) -> None
     the folded weights and its batch norm becomes the identity plus the folded bias;
     train such a net with :func:`train_mode` (batch norms frozen). The convolutions of
     the ONNX graph are taken in the order of ``net``'s modules (the forward order of
-    both nets here). With ``first``, only the first so many convolutions are loaded
+    both nets here; an exported split fuse, :meth:`DiceNet.split_fuse`, is joined
+    again). With ``first``, only the first so many convolutions are loaded
     (a backbone shared with another architecture).
     """
     import onnx
@@ -116,8 +145,20 @@ def init_from_onnx(net: nn.Module, path: Path, first: int | None = None) -> None
 
     model = onnx.load(str(path))
     inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    convs = [(inits[n.input[1]], inits[n.input[2]] if len(n.input) > 2 else None)
-             for n in model.graph.node if n.op_type == "Conv"]
+    convs: list[tuple[np.ndarray, np.ndarray | None]] = []
+    split: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+    for n in model.graph.node:
+        if n.op_type != "Conv":
+            continue
+        w, b = inits[n.input[1]], inits[n.input[2]] if len(n.input) > 2 else None
+        part = next((k for k in ("fuse_split.0", "fuse_split.1") if k in n.name), None)
+        if part is None:
+            convs.append((w, b))
+            continue
+        split[part] = (w, b)  # an exported split fuse (DiceNet.split_fuse): joined again
+        if len(split) == 2:
+            (w8, b8), (w16, _) = split["fuse_split.0"], split["fuse_split.1"]
+            convs.append((np.concatenate([w8, w16], 1), b8))
     mods = list(net.modules())
     layers = [(m, mods[k + 1] if k + 1 < len(mods) and isinstance(mods[k + 1], nn.BatchNorm2d) else None)
               for k, m in enumerate(mods) if isinstance(m, nn.Conv2d)]
@@ -375,8 +416,11 @@ class Export(nn.Module):
         return torch.cat([torch.sigmoid(o[:, :1]), o[:, 1:4], torch.softmax(o[:, 4:], 1)], 1)
 
 
-def export(net: nn.Module, path: Path) -> None:
-    net.eval()
+def export(net: DiceNet, path: Path) -> None:
+    """Write ``net`` (a copy in eval mode, its fuse split: :meth:`DiceNet.split_fuse`)
+    as ONNX with the sigmoid and softmax of :class:`Export`."""
+    net = copy.deepcopy(net).eval()
+    net.split_fuse()
     dummy = torch.zeros(1, 3, 480, 640)
     torch.onnx.export(Export(net), (dummy,), str(path), input_names=["image"],
                       output_names=["out"], opset_version=13, dynamo=False,

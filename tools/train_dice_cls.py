@@ -228,18 +228,19 @@ def restyled_items(photos: list[Photo], copies: int, rng: random.Random) -> list
 
 def synth_items(n: int, seed: int, max_size: float, unreadable_rate: float,
                 rng: random.Random, marbled_rate: float = 0.0, touching_rate: float = 0.3,
-                tight_unreadable: bool = False) -> list[Item]:
+                tight_unreadable: bool = False, wide_colours_rate: float = 0.0) -> list[Item]:
     """Synthetic scenes' dice; a cocked die is there three times, "unreadable" centred on
     itself and on each face it shows (the detector often proposes one of them). With
     ``tight_unreadable`` an unreadable die is there once more at 0.55-0.8 of its size:
     the detector's proposal on a printed digit or a logo is often that small, and a
-    tight crop of it must not look like a "1"."""
+    tight crop of it must not look like a "1". A share ``wide_colours_rate`` of the dice
+    takes any body and pip colours of ``vision.dice.palette``."""
     np_rng = np.random.default_rng(seed)
     items: list[Item] = []
     for _ in range(n):
         img, dice = synth.scene(np_rng, 400, 400, size_range=(14.0, max_size),
                                 unreadable_rate=unreadable_rate, marbled_rate=marbled_rate,
-                                touching_rate=touching_rate)
+                                touching_rate=touching_rate, wide_colours_rate=wide_colours_rate)
         for d in dice:
             items.append((img, d.cx, d.cy, d.size, (d.value - 1) if d.value else UNREADABLE, None))
             items.extend((img, fx, fy, d.size, UNREADABLE, None) for fx, fy in d.faces)
@@ -482,6 +483,9 @@ def main() -> int:
                     help="share of the synthetic dice that are cocked, a logo or blurred")
     ap.add_argument("--synth-touching", type=float, default=0.3,
                     help="share of the synthetic scenes whose dice touch")
+    ap.add_argument("--wide-colours", type=float, default=0.0, metavar="R",
+                    help="share of synthetic dice in any body and pip colours of "
+                         "vision.dice.palette (0: the committed recipe)")
     ap.add_argument("--tight-unreadable", action="store_true",
                     help="add each unreadable synthetic die at a tight crop too (see synth_items)")
     ap.add_argument("--pip-twins", action="store_true",
@@ -550,7 +554,7 @@ def main() -> int:
         print(f"restyled dice: {len(restyled)}", flush=True)
         real += restyled
     syn = synth_items(args.synth, args.seed + 7, 150.0, args.synth_unreadable, rng, args.marbled,
-                      args.synth_touching, args.tight_unreadable)
+                      args.synth_touching, args.tight_unreadable, args.wide_colours)
     table = table_items(args.table, args.seed + 11) if args.table else []
     print(f"mined 'not a die' proposals: {sum(len(ph[4]) for ph in photos)}", flush=True)
     print(f"real crops {len(real)}, synthetic {len(syn)}, table {len(table)}, val photos {len(val)} "
