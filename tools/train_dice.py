@@ -72,6 +72,7 @@ class DiceNet(nn.Module):
         super().__init__()
         c1, c2, c3, c4 = 16 * w, 32 * w, 64 * w, 128 * w
         self.arch = arch
+        self.c8 = c3  # channels of the stride-8 features
         self.s4 = nn.Sequential(conv_bn(3, c1, 3, 2), dws(c1, c2, 2), dws(c2, c2))
         self.s8 = nn.Sequential(dws(c2, c3, 2), dws(c3, c3), dws(c3, c3))
         self.s16 = nn.Sequential(dws(c3, c4, 2), dws(c4, c4, d=2), dws(c4, c4, d=2), dws(c4, c4))
@@ -119,7 +120,7 @@ class DiceNet(nn.Module):
         conv, bn = self.fuse[0][0], self.fuse[0][1]
         scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
         w = conv.weight * scale[:, None, None, None]
-        c8 = self.s8[-1][1][0].out_channels
+        c8 = self.c8
         lo = nn.Conv2d(c8, w.shape[0], 1, bias=True)
         hi = nn.Conv2d(w.shape[1] - c8, w.shape[0], 1, bias=False)
         with torch.no_grad():
