@@ -103,7 +103,8 @@ class DiceNet(nn.Module):
         if self.fuse_split is not None:  # the exported form, see split_fuse
             lo, hi = self.fuse_split
             up = F.interpolate(hi(f16), scale_factor=2.0, mode="nearest")
-            return self.head(self.fuse[1:](F.relu(lo(f8) + up)))
+            act = self.fuse[0][2]  # the split convolution's own activation
+            return self.head(self.fuse[1:](act(lo(f8) + up)))
         up = F.interpolate(f16, scale_factor=2.0, mode="nearest")
         return self.head(self.fuse(torch.cat([f8, up], 1)))
 
@@ -120,7 +121,7 @@ class DiceNet(nn.Module):
         conv, bn = self.fuse[0][0], self.fuse[0][1]
         scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
         w = conv.weight * scale[:, None, None, None]
-        c8 = self.c8
+        c8 = self.c8  # the first c8 input channels are f8's (forward concatenates f8 first)
         lo = nn.Conv2d(c8, w.shape[0], 1, bias=True)
         hi = nn.Conv2d(w.shape[1] - c8, w.shape[0], 1, bias=False)
         with torch.no_grad():
