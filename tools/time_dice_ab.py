@@ -1,0 +1,103 @@
+"""Time two dice readers on the same photos, each image read by A and B in turn.
+
+On a shared host whose speed drifts by 20-40 % within minutes, two whole
+``bench dice`` runs cannot tell a 7 % gain from noise; reading every image
+with both readers one after the other (best of ``--repeats`` each) can. Prints
+per set the median milliseconds per image of A and B and the median of the
+per-image ratios B / A (below 1: B is faster)::
+
+    .venv/bin/python tools/time_dice_ab.py --b-det /tmp/run/dice.onnx
+    .venv/bin/python tools/time_dice_ab.py --b-cls /tmp/c.onnx --resize 2028x1520
+
+A and B default to the committed models; give the other files with
+``--a-det/--a-cls/--b-det/--b-cls``. One core (``cv2.setNumThreads(1)``), as the
+targets are stated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from vision.dice.data import default_data_dir, list_images, list_sets  # noqa: E402
+from vision.dice.reader import DiceReader  # noqa: E402
+from vision.dice.run import fit_frame  # noqa: E402
+from vision.image_file import read_image  # noqa: E402
+
+
+def best_ms(reader: DiceReader, img: np.ndarray) -> float:
+    """One read of ``img``, in milliseconds."""
+    t0 = time.perf_counter()
+    reader.read(img)
+    return 1000.0 * (time.perf_counter() - t0)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--a-det", type=Path, default=None, help="reader A's detector (committed)")
+    ap.add_argument("--a-cls", type=Path, default=None, help="reader A's classifier (committed)")
+    ap.add_argument("--b-det", type=Path, default=None, help="reader B's detector (committed)")
+    ap.add_argument("--b-cls", type=Path, default=None, help="reader B's classifier (committed)")
+    ap.add_argument("--data", type=Path, default=default_data_dir())
+    ap.add_argument("--split", choices=["heldout", "dev", "val", "all"], default="heldout")
+    ap.add_argument("--repeats", type=int, default=3, help="reads per image and reader; the best counts")
+    ap.add_argument("--resize", default=None, metavar="WxH",
+                    help="fit each photo into a camera-size frame first (as bench dice --resize)")
+    args = ap.parse_args()
+    if args.repeats < 1:
+        ap.error("--repeats must be at least 1")
+    size = None
+    if args.resize:
+        try:
+            w, h = (int(v) for v in args.resize.lower().split("x"))
+        except ValueError:
+            ap.error(f"--resize wants WxH, e.g. 2028x1520, not {args.resize!r}")
+        if min(w, h) < 32:
+            ap.error("--resize wants a frame of at least 32x32 pixels")
+        size = (w, h)
+    sets = list_sets(args.data)
+    if not sets:
+        print(f"no dice sets under {args.data}", file=sys.stderr)
+        return 1
+    cv2.setNumThreads(1)
+    a = DiceReader(args.a_det, args.a_cls)
+    b = DiceReader(args.b_det, args.b_cls)
+    for set_dir in sets:
+        imgs = []
+        for path in list_images(set_dir, args.split):
+            try:
+                img = read_image(path)
+            except ValueError as err:
+                print(f"skipped {path}: {err}", file=sys.stderr)
+                continue
+            imgs.append(img if size is None else fit_frame(img, size)[0])
+        if not imgs:
+            continue
+        a.read(imgs[0])  # plan the networks before timing
+        b.read(imgs[0])
+        ta, tb, ratios = [], [], []
+        for img in imgs:
+            ra, rb = [], []
+            for _ in range(args.repeats):
+                ra.append(best_ms(a, img))
+                rb.append(best_ms(b, img))
+            ta.append(min(ra))
+            tb.append(min(rb))
+            ratios.append(min(rb) / min(ra))
+        print(f"{set_dir.name}: {len(imgs)} images, median ms A {statistics.median(ta):.1f} "
+              f"B {statistics.median(tb):.1f}, median per-image ratio B/A "
+              f"{statistics.median(ratios):.3f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
