@@ -40,6 +40,8 @@ def main() -> int:
     ap.add_argument("--cls-size", type=int, default=48)
     ap.add_argument("--cls-model", type=Path, default=None)
     ap.add_argument("--show-errors", action="store_true")
+    ap.add_argument("--confirm", type=float, default=None,
+                    help="DiceReader.confirm_threshold, the second look's (above 1: off)")
     ap.add_argument("--crop-factor", type=float, default=None,
                     help="the classifier's crop side in die sizes (as it was trained)")
     args = ap.parse_args()
@@ -49,6 +51,11 @@ def main() -> int:
         reader.crop_factor = args.crop_factor
     reader.det_threshold = min(args.det)
     reader.views = args.views
+    if args.confirm is not None:
+        reader.confirm_threshold = args.confirm
+    # The second look is taken for dice below value_threshold when the candidates
+    # are made: at the highest threshold swept, every lower one finds it done.
+    reader.value_threshold = max(args.val_thr)
     cache: list[tuple[str, str, dict[str, list[Candidate]], list[LabelledDie]]] = []
     for set_dir in list_sets(args.data):
         for p, img, truth in labelled_images(set_dir, args.split):

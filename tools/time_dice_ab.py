@@ -8,9 +8,11 @@ per-image ratios B / A (below 1: B is faster)::
 
     .venv/bin/python tools/time_dice_ab.py --b-det /tmp/run/dice.onnx
     .venv/bin/python tools/time_dice_ab.py --b-cls /tmp/c.onnx --resize 2028x1520
+    .venv/bin/python tools/time_dice_ab.py --a-set confirm_threshold=2   # a setting off in A
 
 A and B default to the committed models; give the other files with
-``--a-det/--a-cls/--b-det/--b-cls``. One core (``cv2.setNumThreads(1)``), as the
+``--a-det/--a-cls/--b-det/--b-cls`` and numeric ``DiceReader`` settings with
+``--a-set/--b-set NAME=VALUE``. One core (``cv2.setNumThreads(1)``), as the
 targets are stated.
 """
 
@@ -41,12 +43,25 @@ def best_ms(reader: DiceReader, img: np.ndarray) -> float:
     return 1000.0 * (time.perf_counter() - t0)
 
 
+def apply_settings(reader: DiceReader, settings: list[str]) -> None:
+    """Set ``NAME=VALUE`` numeric attributes of ``reader``; ``ValueError`` for unknown ones."""
+    for item in settings:
+        name, sep, value = item.partition("=")
+        if not sep or not isinstance(getattr(reader, name, None), (int, float)):
+            raise ValueError(f"not a numeric DiceReader setting: {item!r}")
+        setattr(reader, name, type(getattr(reader, name))(float(value)))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--a-det", type=Path, default=None, help="reader A's detector (committed)")
     ap.add_argument("--a-cls", type=Path, default=None, help="reader A's classifier (committed)")
     ap.add_argument("--b-det", type=Path, default=None, help="reader B's detector (committed)")
     ap.add_argument("--b-cls", type=Path, default=None, help="reader B's classifier (committed)")
+    ap.add_argument("--a-set", action="append", default=[], metavar="NAME=VALUE",
+                    help="a numeric DiceReader setting of A (repeatable)")
+    ap.add_argument("--b-set", action="append", default=[], metavar="NAME=VALUE",
+                    help="a numeric DiceReader setting of B (repeatable)")
     ap.add_argument("--data", type=Path, default=default_data_dir())
     ap.add_argument("--split", choices=["heldout", "dev", "val", "all"], default="heldout")
     ap.add_argument("--repeats", type=int, default=3, help="reads per image and reader; the best counts")
@@ -71,6 +86,11 @@ def main() -> int:
     cv2.setNumThreads(1)
     a = DiceReader(args.a_det, args.a_cls)
     b = DiceReader(args.b_det, args.b_cls)
+    try:
+        apply_settings(a, args.a_set)
+        apply_settings(b, args.b_set)
+    except ValueError as err:
+        ap.error(str(err))
     for set_dir in sets:
         imgs = []
         for path in list_images(set_dir, args.split):

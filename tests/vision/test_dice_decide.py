@@ -10,9 +10,10 @@ from vision.dice.reader import Candidate, default_reader
 
 
 def _cand(probs: list[float], not_die: float = 0.0, weak: bool = False,
-          die_sized: bool = False, noise: float = 0.0, blur: float = 0.0) -> Candidate:
+          die_sized: bool = False, noise: float = 0.0, blur: float = 0.0,
+          confirmed: bool = False) -> Candidate:
     return Candidate(100.0, 100.0, 40.0, 0.6, tuple(probs), not_die, weak, die_sized, noise,
-                     blur)
+                     blur, confirmed)
 
 
 FOUR = [0.0, 0.0, 0.0, 0.97, 0.01, 0.01, 0.01]  # "4" at 0.97
@@ -113,3 +114,16 @@ def test_documented_settings_are_the_defaults() -> None:
             assert documented == str(actual), name
         else:
             assert float(documented) == pytest.approx(actual), name
+
+
+def test_a_doubtful_value_confirmed_by_the_second_look_is_reported() -> None:
+    """A value below ``value_threshold`` that the contrast view read the same surely
+    is reported, from ``confirm_floor`` up; never when degraded."""
+    reader = default_reader()
+    fair = [0.0, 0.0, 0.0, 0.6, 0.38, 0.02, 0.0]
+    assert reader.decide(_cand(fair)).value is None
+    assert reader.decide(_cand(fair, confirmed=True)).value == 4
+    below_floor = [0.0, 0.0, 0.0, 0.45, 0.4, 0.15, 0.0]
+    assert reader.confirm_floor > 0.45
+    assert reader.decide(_cand(below_floor, confirmed=True)).value is None
+    assert reader.decide(_cand(fair, confirmed=True, blur=reader.blur_threshold + 1)).value is None

@@ -23,6 +23,7 @@ from typing import TypeVar
 import cv2
 import numpy as np
 
+from vision.dice.contrast_view import contrast_view
 from vision.dice.spots import busy_windows
 from vision.noise import noise_sigma
 
@@ -84,7 +85,9 @@ class Candidate:
     the proposal's size matches it. ``noise``: the image noise in the
     classifier's crop of it (grey levels, ``vision.noise``). ``blur``: how many
     pixels its sharpest edges take to rise (:func:`edge_width`), in the crop or,
-    where the crop enlarges the die, in the frame.
+    where the crop enlarges the die, in the frame. ``confirmed``: its most likely
+    value was doubtful but the classifier read the same value surely in the
+    crop's :func:`~vision.dice.contrast_view.contrast_view` (``DiceReader.decide``).
     """
 
     cx: float
@@ -97,6 +100,7 @@ class Candidate:
     die_sized: bool = False
     noise: float = 0.0
     blur: float = 0.0
+    confirmed: bool = False
 
 
 class DiceReader:
@@ -190,6 +194,19 @@ class DiceReader:
         #: its pips' edges first. Chosen on the val split blurred in code
         #: (docs/dice.md).
         self.blur_threshold = 4.5
+        #: A second look for a die in doubt between values (its most likely
+        #: outcome a value at ``confirm_floor`` or more but below
+        #: ``value_threshold``, "unreadable" at ``confirm_unreadable`` or less): the
+        #: classifier reads its crop redrawn as a light die with dark pips
+        #: (``contrast_view``), and the value is reported when that look gives the
+        #: same value at ``confirm_threshold`` or more. It settles which value, not
+        #: whether the die can be read: a cocked die's side face looks as clear as
+        #: any in it, so a die the classifier may call unreadable gets no second
+        #: look. Coloured pips on coloured dice are what it helps. Chosen on the dev
+        #: photos and synthetic dice (docs/dice.md); ``confirm_threshold`` above 1: off.
+        self.confirm_floor = 0.5
+        self.confirm_unreadable = 0.1
+        self.confirm_threshold = 0.8
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None,
@@ -232,7 +249,8 @@ class DiceReader:
         best = int(np.argmax(c.probs))
         p = float(c.probs[best])
         value: int | None = best + 1
-        if best == _UNREADABLE or p < self.value_threshold or self.degraded(c):
+        sure = p >= self.value_threshold or (c.confirmed and p >= self.confirm_floor)
+        if best == _UNREADABLE or not sure or self.degraded(c):
             value = None
         return DieReading(value, (c.cx, c.cy), round(c.score * p, 4), round(c.size, 1))
 
@@ -342,6 +360,32 @@ class DiceReader:
                                    tuple(float(v) for v in probs), not_die,
                                    is_weak, is_sized, round(die_noise, 2),
                                    round(die_blur, 3)))
+        return self._confirm(found, crops, len(views))
+
+    def _confirm(self, found: list[Candidate], crops: list[np.ndarray],
+                 n_views: int) -> list[Candidate]:
+        """The second look (``confirm_threshold``): each die in doubt between values
+        that would be reported (not weak, not "not a die", not degraded) is read
+        again in the contrast views of its crops (``n_views`` per die in ``crops``)."""
+        if self.confirm_threshold > 1.0:
+            return found
+        doubtful = []
+        for i, c in enumerate(found):
+            best = int(np.argmax(c.probs))
+            if (best != _UNREADABLE and self.confirm_floor <= c.probs[best] < self.value_threshold
+                    and c.probs[_UNREADABLE] <= self.confirm_unreadable and not c.weak
+                    and c.not_die < self.not_die_threshold and not self.degraded(c)):
+                doubtful.append(i)
+        if not doubtful:
+            return found
+        views = [contrast_view(crops[i * n_views + k]) for i in doubtful for k in range(n_views)]
+        out = self._classify(views).reshape(len(doubtful), n_views, -1).mean(axis=1)
+        for i, pc in zip(doubtful, out, strict=True):
+            pv = pc[:_NOT_DIE].astype(np.float64)
+            pv = pv / max(1e-9, float(pv.sum()))
+            best = int(np.argmax(found[i].probs))
+            if int(np.argmax(pv)) == best and pv[best] >= self.confirm_threshold:
+                found[i] = replace(found[i], confirmed=True)
         return found
 
     def _with_large_dice(self, small: np.ndarray,
