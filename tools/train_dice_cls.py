@@ -44,6 +44,7 @@ from eval_dice_oof import read_counts, value_probs  # noqa: E402
 from train_dice import conv_bn, dws, init_from_onnx, train_mode  # noqa: E402
 
 from vision.dice import synth  # noqa: E402
+from vision.dice.contrast_view import contrast_view  # noqa: E402
 from vision.dice.data import (  # noqa: E402
     default_data_dir,
     is_val,
@@ -325,7 +326,7 @@ def table_items(n: int, seed: int, negatives: int = 6) -> list[Item]:
 #: JPEG-compressed; the log-normal spread of size and centre round a label's box;
 #: the crop's side in die sizes (``--crop-factor``; the reader must use the same).
 AUG = {"det": 0.5, "hue": 0.2, "shuffle": 0.2, "grey": 0.1, "invert": 0.05, "jpeg": 0.2,
-       "motion": 0.0, "size_sigma": 0.13, "offset_sigma": 0.05, "crop_factor": CLS_FACTOR,
+       "motion": 0.0, "contrast": 0.0, "size_sigma": 0.13, "offset_sigma": 0.05, "crop_factor": CLS_FACTOR,
        "cls_size": CLS_SIZE}
 #: A motion smear (``--motion``) up to this many die sizes keeps the die's value...
 MILD_SMEAR = (0.04, 0.12)
@@ -355,7 +356,9 @@ def crop_aug(item: Item, rng: random.Random) -> tuple[np.ndarray, int]:
 
     With ``AUG["motion"]`` a crop is smeared in one direction (a die still moving,
     a hand-held shot): by ``MILD_SMEAR`` die sizes it keeps its class, by
-    ``STRONG_SMEAR`` a die becomes "unreadable"."""
+    ``STRONG_SMEAR`` a die becomes "unreadable". With ``AUG["contrast"]`` a crop is
+    shown as the reader's second look shows it (``vision.dice.contrast_view``), its
+    class kept, without the colour changes (it has no colour)."""
     cx, cy, size = crop_geometry(item, rng)
     crop = face_crop(item[0], cx, cy, size, rng.uniform(0, 360), rng.random() < 0.5,
                      out_size=int(AUG["cls_size"]), factor=AUG["crop_factor"])
@@ -368,16 +371,19 @@ def crop_aug(item: Item, rng: random.Random) -> tuple[np.ndarray, int]:
                             borderType=cv2.BORDER_REPLICATE)
         if strong and label < UNREADABLE:
             label = UNREADABLE
+    contrast = rng.random() < AUG["contrast"]
+    if contrast:
+        crop = contrast_view(crop)
     f = crop.astype(np.float32)
-    if rng.random() < AUG["hue"]:
+    if not contrast and rng.random() < AUG["hue"]:
         hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
         hsv[..., 0] = (hsv[..., 0].astype(np.int32) + rng.randint(0, 179)) % 180
         f = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR).astype(np.float32)
-    if rng.random() < AUG["shuffle"]:
+    if not contrast and rng.random() < AUG["shuffle"]:
         f = f[:, :, rng.sample(range(3), 3)]
-    if rng.random() < AUG["grey"]:
+    if not contrast and rng.random() < AUG["grey"]:
         f = np.repeat(f.mean(2, keepdims=True), 3, 2)
-    if rng.random() < AUG["invert"]:
+    if not contrast and rng.random() < AUG["invert"]:
         f = 255 - f  # light pips on dark dice and the reverse
     f = f * rng.uniform(0.6, 1.4) + rng.uniform(-40, 40)
     f = f * np.array([rng.uniform(0.85, 1.15) for _ in range(3)], np.float32)
@@ -518,7 +524,7 @@ def main() -> int:
     ap.add_argument("--table-weight", type=float, default=0.1,
                     help="share of each batch taken from the table scenes' crops (with --table)")
     ap.add_argument("--zoom", type=int, default=1, help="zoomed-out 'not a die' crops per photo")
-    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "motion"):
+    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "motion", "contrast"):
         ap.add_argument(f"--{key}", type=float, default=AUG[key], help=f"share of crops: {key}")
     ap.add_argument("--eval-every", type=int, default=2000)
     ap.add_argument("--crop-factor", type=float, default=CLS_FACTOR,
@@ -530,7 +536,8 @@ def main() -> int:
     args = ap.parse_args()
     if args.cls_size < 16 or args.cls_size % 8:
         ap.error("--cls-size must be a multiple of 8, at least 16")
-    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "motion", "crop_factor", "cls_size"):
+    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "motion", "contrast", "crop_factor",
+                "cls_size"):
         AUG[key] = getattr(args, key)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
