@@ -36,7 +36,7 @@ from vision.dice.run import fit_frame  # noqa: E402
 from vision.image_file import read_image  # noqa: E402
 
 
-def best_ms(reader: DiceReader, img: np.ndarray) -> float:
+def read_ms(reader: DiceReader, img: np.ndarray) -> float:
     """One read of ``img``, in milliseconds."""
     t0 = time.perf_counter()
     reader.read(img)
@@ -108,8 +108,8 @@ def main() -> int:
         for img in imgs:
             ra, rb = [], []
             for _ in range(args.repeats):
-                ra.append(best_ms(a, img))
-                rb.append(best_ms(b, img))
+                ra.append(read_ms(a, img))
+                rb.append(read_ms(b, img))
             ta.append(min(ra))
             tb.append(min(rb))
             ratios.append(min(rb) / min(ra))

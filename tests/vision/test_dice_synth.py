@@ -303,7 +303,7 @@ def test_second_look_reads_coloured_pips() -> None:
         for c in reader.candidates(img, die_px=size):
             if not c.confirmed:
                 continue
-            assert c.probs[6] <= reader.confirm_unreadable
+            assert c.probs[reader_module._UNREADABLE] <= reader.confirm_unreadable
             plain = reader.decide(replace(c, confirmed=False))
             reading = reader.decide(c)
             if plain.value is None and reading.value is not None:

@@ -34,10 +34,9 @@ def contrast_view(crop: np.ndarray) -> np.ndarray:
     h, w = crop.shape[:2]
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
     ry, rx = max(1, round(h * FACE_SHARE / 2)), max(1, round(w * FACE_SHARE / 2))
-    core = lab[h // 2 - ry:h // 2 + ry, w // 2 - rx:w // 2 + rx]
-    face = np.median(core.reshape(-1, 3), axis=0)
+    core = (slice(h // 2 - ry, h // 2 + ry), slice(w // 2 - rx, w // 2 + rx))
+    face = np.median(lab[core].reshape(-1, 3), axis=0)
     dist = np.sqrt(((lab - face) ** 2).sum(axis=2))
-    core_dist = dist[h // 2 - ry:h // 2 + ry, w // 2 - rx:w // 2 + rx]
-    ref = max(MIN_REF, float(np.percentile(core_dist, REF_PERCENTILE)))
+    ref = max(MIN_REF, float(np.percentile(dist[core], REF_PERCENTILE)))
     grey = (235.0 - 215.0 * np.clip(dist / ref, 0.0, 1.0)).astype(np.uint8)
     return cv2.merge([grey, grey, grey])

@@ -346,9 +346,8 @@ class DiceReader:
         found = []
         for (cx, cy, size, score, pdet), pc, is_weak, is_sized, die_noise, die_blur in zip(
                 props, cls_out, weak, sized, noise, blur, strict=True):
-            pc = pc.astype(np.float64)
             not_die = float(pc[_NOT_DIE])
-            pv = pc[:_NOT_DIE] / max(1e-9, 1.0 - not_die)
+            pv = _outcome_probs(pc)
             if self.combine == "cls":
                 probs = pv
             elif self.combine == "det":
@@ -381,8 +380,7 @@ class DiceReader:
         views = [contrast_view(crops[i * n_views + k]) for i in doubtful for k in range(n_views)]
         out = self._classify(views).reshape(len(doubtful), n_views, -1).mean(axis=1)
         for i, pc in zip(doubtful, out, strict=True):
-            pv = pc[:_NOT_DIE].astype(np.float64)
-            pv = pv / max(1e-9, float(pv.sum()))
+            pv = _outcome_probs(pc)
             best = int(np.argmax(found[i].probs))
             if int(np.argmax(pv)) == best and pv[best] >= self.confirm_threshold:
                 found[i] = replace(found[i], confirmed=True)
@@ -519,6 +517,13 @@ def _recent_net(nets: dict[_K, cv2.dnn.Net], key: _K, path: Path, keep: int) -> 
             nets.pop(next(iter(nets)))
     nets[key] = net
     return net
+
+
+def _outcome_probs(pc: np.ndarray) -> np.ndarray:
+    """A classifier row's outcome probabilities ("1".."6", "unreadable"), "not a die"
+    left out and the rest scaled to sum to 1."""
+    pv = pc[:_NOT_DIE].astype(np.float64)
+    return pv / max(1e-9, float(pv.sum()))
 
 
 def _one_per_die(props: list[_Proposal]) -> list[_Proposal]:
