@@ -286,19 +286,21 @@ class DiceReader:
         within = None
         if die_px is not None and plain is not None:
             within = (np.asarray(plain, float).reshape(-1, 2) - (ox, oy)) * scale
-        props = self._propose(small, None if die_px is None else die_px * scale, within)
+        props, covers = self._propose(small, None if die_px is None else die_px * scale, within)
         if not props:
             return []
         found = [replace(c, cx=c.cx + ox, cy=c.cy + oy)
-                 for c in self._judge(img, props, scale, die_px)]
+                 for c in self._judge(img, props, scale, die_px, covers)]
         found.sort(key=lambda c: (c.cy, c.cx))
         return found
 
-    def _propose(self, small: np.ndarray, die: float | None,
-                 within: np.ndarray | None) -> list[_Proposal]:
+    def _propose(self, small: np.ndarray, die: float | None, within: np.ndarray | None
+                 ) -> tuple[list[_Proposal], dict[int, list[int]]]:
         """First stage: the detector's proposals in the scaled region ``small`` (its
-        pixels). ``die`` is the die size there when known; ``within`` the plain
-        surface's polygon there, where only the spots that stand out are looked at."""
+        pixels), and which of them lie inside the face of a close-up die found by the
+        coarser passes (:meth:`_with_large_dice`). ``die`` is the die size there when
+        known; ``within`` the plain surface's polygon there, where only the spots that
+        stand out are looked at."""
         windows = (busy_windows(small, die, within=within)
                    if die is not None and within is not None else None)
         if windows is not None:
@@ -308,17 +310,21 @@ class DiceReader:
             props = self._proposals(out, small.shape[1], small.shape[0],
                                     self._lowest_peak(sized=die is not None))
         if self.large_pass and die is None and min(small.shape[:2]) >= 128:
-            props = self._with_large_dice(small, props)
-        return props
+            return self._with_large_dice(small, props)
+        return props, {}
 
     def _judge(self, img: np.ndarray, props: list[_Proposal], scale: float,
-               die_px: float | None) -> list[Candidate]:
+               die_px: float | None, covers: dict[int, list[int]] | None = None
+               ) -> list[Candidate]:
         """Second stage: classify a crop of each proposal, taken from the region ``img``
         at full resolution (proposals are in its pixels times ``scale``), and measure
         the crop's noise and blur. Candidates in ``img``'s pixels.
 
         Each die is seen in ``views`` rotated/mirrored crops; their probabilities are
-        averaged."""
+        averaged. ``covers`` maps a close-up proposal to the finer ones inside its
+        face: those are dropped when the close-up one is a die (they are its pips),
+        kept when the classifier calls it "not a die" (a cluster of touching dice
+        the coarser pass took for one)."""
         n_views = self.views if len(props) <= _MANY else min(self.views, 2)
         views = _VIEWS[: max(1, n_views)]
         min_crop = 0.0  # the smallest die size a crop is taken at
@@ -359,7 +365,12 @@ class DiceReader:
                                    tuple(float(v) for v in probs), not_die,
                                    is_weak, is_sized, round(die_noise, 2),
                                    round(die_blur, 3)))
-        return self._confirm(found, crops, len(views))
+        found = self._confirm(found, crops, len(views))
+        if covers:
+            inside = {j for i, js in covers.items()
+                      if found[i].not_die < self.not_die_threshold for j in js}
+            found = [c for j, c in enumerate(found) if j not in inside]
+        return found
 
     def _confirm(self, found: list[Candidate], crops: list[np.ndarray],
                  n_views: int) -> list[Candidate]:
@@ -386,14 +397,20 @@ class DiceReader:
                 found[i] = replace(found[i], confirmed=True)
         return found
 
-    def _with_large_dice(self, small: np.ndarray,
-                         props: list[_Proposal]) -> list[_Proposal]:
-        """Add dice too large for the main pass, found at half and quarter scale.
+    def _with_large_dice(self, small: np.ndarray, props: list[_Proposal]
+                         ) -> tuple[list[_Proposal], dict[int, list[int]]]:
+        """Add dice too large for the main pass, found at half and quarter scale, and
+        say which proposals lie inside each one's face (index -> indices).
 
         Close-up dice (faces over ~100 px) are beyond what the detector saw in
-        training; at a coarser scale they are ordinary. A large die found there
-        replaces whatever finer passes proposed inside its face (often its pips).
+        training; at a coarser scale they are ordinary. What the finer passes
+        proposed inside such a die's face is mostly its pips, and is dropped if the
+        classifier takes the large one for a die (:meth:`_judge`); but a tight
+        cluster of touching dice can look like one large die at the coarser scale,
+        and then the dice inside are what is kept.
         """
+        props = list(props)
+        covers: dict[int, list[int]] = {}
         level = small
         for k in (2, 4):
             if min(level.shape[:2]) < 2 * 64:
@@ -405,10 +422,12 @@ class DiceReader:
                      self._proposals(self._forward(level, k // 2), level.shape[1],
                                      level.shape[0])
                      if size * k >= _LARGE * k / 2]
-            if large:
-                props = [p for p in props if all(
-                    math.hypot(p[0] - q[0], p[1] - q[1]) > 0.6 * q[2] for q in large)] + large
-        return props
+            finer = len(props)
+            for q in large:
+                covers[len(props)] = [j for j in range(finer) if math.hypot(
+                    props[j][0] - q[0], props[j][1] - q[1]) <= 0.6 * q[2]]
+                props.append(q)
+        return props, covers
 
     def _proposals_in(self, small: np.ndarray,
                       windows: list[tuple[int, int, int, int]]) -> list[_Proposal]:
