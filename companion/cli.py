@@ -430,6 +430,8 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
                      help="riders' height: stickers this far above the board (compensated)")
     vis.add_argument("--hide-corner", action="store_true",
                      help="a hand over one corner marker in every scene (board fitted on three)")
+    vis.add_argument("--dice-touching", action="store_true",
+                     help="the two dice lie face to face in every scene")
     vis.add_argument("--json", action="store_true", help="the figures as one JSON object")
     vis.set_defaults(handler=_run_bench_vision)
     dice = bench_sub.add_parser("dice", help="dice reader accuracy and speed on labelled sets")
@@ -490,7 +492,7 @@ def _run_bench_vision(args: argparse.Namespace) -> int:
     board = _load_board_arg(args.board) if args.board else None
     bench_vision(sys.stdout, scenes=args.scenes, seed=args.seed, board=board,  # type: ignore[arg-type]
                  side_mm=args.side_mm, height_mm=args.height_mm, as_json=args.json,
-                 hide_corner=args.hide_corner)
+                 hide_corner=args.hide_corner, dice_touching=args.dice_touching)
     return 0
 
 

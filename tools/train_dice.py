@@ -255,6 +255,16 @@ def make_synth(n: int, seed: int, max_size: float = 110.0,
     return out
 
 
+def make_packed(n: int, seed: int) -> list[Sample]:
+    """Tight packs of dice of one set lying face to face (``vision.dice.synth.packed_scene``)."""
+    rng = np.random.default_rng(seed)
+    out: list[Sample] = []
+    for _ in range(n):
+        img, dice = synth.packed_scene(rng)
+        out.append((img, [(d.cx, d.cy, (d.value - 1) if d.value else 6, d.size) for d in dice]))
+    return out
+
+
 def make_table(n: int, seed: int, die_target: float = 40.0) -> list[Sample]:
     """Dice on the synthetic table (``vision.synth``, the demo and bench renderer), as the
     table camera reads them: the board's dice area cut out of a 2028x1520 frame and
@@ -439,6 +449,9 @@ def main() -> int:
     ap.add_argument("--synth-max-size", type=float, default=150.0,
                     help="largest synthetic die face, px")
     ap.add_argument("--synth-frac", type=float, default=0.35)
+    ap.add_argument("--packed", type=int, default=0, metavar="N",
+                    help="N synthetic frames of dice packed face to face (2-5 of one set) "
+                         "in the pool")
     ap.add_argument("--table", type=int, default=0,
                     help="synthetic table frames (vision.synth) in the synthetic pool")
     ap.add_argument("--touching", type=float, default=0.3,
@@ -516,6 +529,8 @@ def main() -> int:
                      marbled_rate=args.marbled, wide_colours_rate=args.wide_colours)
     if args.table:
         syn += make_table(args.table, args.seed + 2)
+    if args.packed:
+        syn += make_packed(args.packed, args.seed + 3)
     print(f"real {len(real)} images, synthetic {len(syn)}, loaded in {time.time() - t0:.0f}s",
           flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)

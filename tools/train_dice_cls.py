@@ -257,7 +257,34 @@ def synth_items(n: int, seed: int, max_size: float, unreadable_rate: float,
     return items
 
 
-def table_items(n: int, seed: int, negatives: int = 6) -> list[Item]:
+def packed_items(n: int, seed: int, offcentre: bool = False) -> list[Item]:
+    """The dice of ``n`` frames of dice packed face to face (``synth.packed_scene``):
+    each a readable die beside another of its set, which must not look unreadable
+    (a cocked die also shows two faces side by side, but foreshortened). With
+    ``offcentre``, each die with a neighbour is there once more as "not a die",
+    centred 0.3-0.55 of a die towards that neighbour at 0.6-1.0 of its size: the
+    detector's proposal on one pip of a die in a pack, or between two dice, where
+    the face of the same colour beyond the edge makes a lone pip look like a "1"."""
+    np_rng = np.random.default_rng(seed)
+    items: list[Item] = []
+    for _ in range(n):
+        img, dice = synth.packed_scene(np_rng)
+        items.extend((img, d.cx, d.cy, d.size, d.value - 1, None) for d in dice)
+        if not offcentre:
+            continue
+        for d in dice:
+            others = [o for o in dice if o is not d]
+            o = min(others, key=lambda o: math.hypot(o.cx - d.cx, o.cy - d.cy))
+            dist = math.hypot(o.cx - d.cx, o.cy - d.cy)
+            if dist > 1.2 * d.size:
+                continue
+            r = float(np_rng.uniform(0.3, 0.55)) * d.size / dist
+            items.append((img, d.cx + r * (o.cx - d.cx), d.cy + r * (o.cy - d.cy),
+                          d.size * float(np_rng.uniform(0.6, 1.0)), NOT_DIE, None))
+    return items
+
+
+def table_items(n: int, seed: int, negatives: int = 6, touching: float = 0.0) -> list[Item]:
     """Crops of the table renderer's dice (``vision.synth.table_scene``: the demo board
     under a random camera, 6 dice of one style in or near the dice area) and of what
     is around them on that board ("not a die": the dice area's dashed line, the
@@ -265,7 +292,8 @@ def table_items(n: int, seed: int, negatives: int = 6) -> list[Item]:
 
     A die's size is the side of its top face in pixels as the camera sees it
     (``Scene.die_side_px``), times 1.2: what the detector proposes for these dice on
-    average (1.0-1.6x)."""
+    average (1.0-1.6x). A share ``touching`` of the scenes has its first two dice
+    face to face."""
     from vision.render import render_board
     from vision.synth import demo_board, random_riders, table_scene
 
@@ -289,7 +317,8 @@ def table_items(n: int, seed: int, negatives: int = 6) -> list[Item]:
         die_mm = float(rng.uniform(14.0, 18.0))
         sc = table_scene(board, random_riders(board, rng, int(rng.integers(0, 17))), rng=rng,
                          n_dice=6, die_mm=die_mm, dice_in_area=bool(rng.random() < 0.8),
-                         board_image=board_img, board_px_per_mm=ppm)
+                         board_image=board_img, board_px_per_mm=ppm,
+                         dice_touching=bool(touching > 0 and rng.random() < touching))
         sizes = []
         for d in sc.dice:
             size = 1.2 * sc.die_side_px(d)
@@ -485,6 +514,13 @@ def main() -> int:
     ap.add_argument("--synth", type=int, default=700)
     ap.add_argument("--marbled", type=float, default=0.0,
                     help="share of the synthetic dice with marbled bodies")
+    ap.add_argument("--packed", type=int, default=0, metavar="N",
+                    help="N synthetic frames of dice packed face to face whose dice join the "
+                         "synthetic crops")
+    ap.add_argument("--packed-offcentre", action="store_true",
+                    help="also each packed die's crop moved towards its neighbour, as 'not a die'")
+    ap.add_argument("--table-touching", type=float, default=0.0, metavar="R",
+                    help="share of the table scenes whose first two dice lie face to face")
     ap.add_argument("--synth-unreadable", type=float, default=0.3,
                     help="share of the synthetic dice that are cocked, a logo or blurred")
     ap.add_argument("--synth-touching", type=float, default=0.3,
@@ -562,7 +598,10 @@ def main() -> int:
         real += restyled
     syn = synth_items(args.synth, args.seed + 7, 150.0, args.synth_unreadable, rng, args.marbled,
                       args.synth_touching, args.tight_unreadable, args.wide_colours)
-    table = table_items(args.table, args.seed + 11) if args.table else []
+    if args.packed:
+        syn += packed_items(args.packed, args.seed + 13, args.packed_offcentre)
+    table = (table_items(args.table, args.seed + 11, touching=args.table_touching)
+             if args.table else [])
     print(f"mined 'not a die' proposals: {sum(len(ph[4]) for ph in photos)}", flush=True)
     print(f"real crops {len(real)}, synthetic {len(syn)}, table {len(table)}, val photos {len(val)} "
           f"({time.time() - t0:.0f}s)", flush=True)

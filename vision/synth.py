@@ -455,6 +455,7 @@ def table_scene(
     dice_values: list[int] | None = None,
     die_mm: float = 16.0,
     dice_in_area: bool = True,
+    dice_touching: bool = False,
     tilt_deg: float | None = None,
     max_tilt_deg: float = 35.0,
     rotation_deg: float | None = None,
@@ -489,7 +490,8 @@ def table_scene(
     board for every frame of a run. The dice lie in the board's dice area
     (``dice_area_mm``) where it has one and it is in the frame (``params
     ["dice_in_area"]`` says whether they do), anywhere off the road otherwise
-    or with ``dice_in_area=False``.
+    or with ``dice_in_area=False``; with ``dice_touching`` the second die lies
+    face to face with the first, as two dice thrown together often come to rest.
     """
     riders = dict(riders or {})
     jerseys = dict(jerseys or {})
@@ -549,10 +551,24 @@ def table_scene(
     dice: list[SynthDie] = []
     places = _place_dice(board, cam, rng, len(values), die_mm, token_mm, dice_in_area)
     style = DIE_STYLES[int(rng.integers(0, len(DIE_STYLES)))]
-    for value, at in zip(values, places, strict=False):
-        ctr = _draw_die(img, cam, at, die_mm, float(rng.uniform(0, math.pi / 2)), value,
-                        style[0], style[1], light)
-        dice.append(SynthDie(value, ctr, at, die_mm))
+    yaws = [float(rng.uniform(0, math.pi / 2)) for _ in places[:len(values)]]
+    if dice_touching and len(places) >= 2:
+        # The second die face to face with the first: beside one of its sides, turned
+        # alike (give or take 3 degrees), a gap of 2-12 % of a die between them.
+        side = int(rng.integers(0, 4)) * math.pi / 2
+        d = die_mm * float(rng.uniform(1.02, 1.12))
+        x0, y0 = places[0]
+        places[1] = (x0 + d * math.cos(yaws[0] + side), y0 + d * math.sin(yaws[0] + side))
+        yaws[1] = yaws[0] + math.radians(float(rng.uniform(-3, 3)))
+    order = list(range(len(yaws)))
+    if dice_touching:  # the die farther from the camera first: the nearer one hides it
+        order.sort(key=lambda k: -math.dist(places[k], (cam.C[0], cam.C[1])))
+    drawn: dict[int, SynthDie] = {}
+    for k in order:
+        ctr = _draw_die(img, cam, places[k], die_mm, yaws[k], values[k], style[0], style[1],
+                        light)
+        drawn[k] = SynthDie(values[k], ctr, places[k], die_mm)
+    dice.extend(drawn[k] for k in range(len(yaws)))
 
     for cid in hide_corners:
         m = board.markers.get(cid)

@@ -115,3 +115,22 @@ def test_hidden_corner_is_really_hidden() -> None:
     sc = table_scene(BOARD, {}, rng=np.random.default_rng(3), size=SIZE, hide_corners=(2,))
     ids = {d.id for d in detect(to_gray(sc.image))}
     assert 2 not in ids and {0, 1, 3} <= ids
+
+
+def test_touching_dice_lie_face_to_face() -> None:
+    """``dice_touching``: the second die beside the first, a die's side apart (2-12 %
+    gap), both in the frame; without it the frames are those of earlier code."""
+    for seed in range(6):
+        sc = table_scene(BOARD, {}, rng=np.random.default_rng(seed), size=SIZE,
+                         dice_touching=True)
+        a, b = sc.dice
+        gap = float(np.hypot(a.center_mm[0] - b.center_mm[0], a.center_mm[1] - b.center_mm[1]))
+        assert 1.02 * a.size_mm - 1e-6 <= gap <= 1.12 * a.size_mm + 1e-6
+        for d in sc.dice:
+            assert 0 <= d.center[0] < SIZE[0] and 0 <= d.center[1] < SIZE[1]
+    plain = table_scene(BOARD, {}, rng=np.random.default_rng(0), size=SIZE)
+    again = table_scene(BOARD, {}, rng=np.random.default_rng(0), size=SIZE, dice_touching=False)
+    assert np.array_equal(plain.image, again.image)
+    far = plain.dice
+    assert np.hypot(far[0].center_mm[0] - far[1].center_mm[0],
+                    far[0].center_mm[1] - far[1].center_mm[1]) >= 2.2 * far[0].size_mm

@@ -173,8 +173,8 @@ class DiceReader:
         #: ``sized_weak_det_threshold`` up to ``sized_det_threshold`` and those
         #: whose size is outside ``sized_size_range`` times ``die_px`` (the detector
         #: sometimes centres on one pip of a die touching another, whose crop then
-        #: shows a "1"; a proposal smaller than the range is therefore cropped at
-        #: its lower end, so the classifier sees the die round the pip). A weak
+        #: shows a "1"; a proposal smaller than the die is therefore cropped at
+        #: ``sized_min_crop``, so the classifier sees the die round the pip). A weak
         #: peak of the known size needs only
         #: ``sized_weak_value_threshold``. Chosen on the val split and synthetic
         #: dice (docs/dice.md).
@@ -184,6 +184,12 @@ class DiceReader:
         self.sized_weak_det_threshold = 0.3
         self.sized_size_range = (0.55, 1.8)
         self.sized_weak_value_threshold = 0.85
+        #: With ``die_px``: the smallest crop the classifier is shown, in die sizes.
+        #: A proposal smaller than that (the detector centred on one pip of a die
+        #: touching another) is seen at this size round that point: a crop of the
+        #: pip alone reads "1". 0.55, the lower end of ``sized_size_range``; 1.0
+        #: was tried on touching dice (docs/dice-history.md).
+        self.sized_min_crop = 0.55
         #: Image noise (grey levels) in a die's crop above which its value is
         #: withheld (``None``) and a weak proposal is not reported: a camera in dim
         #: light fills the frame with noise, where pips appear and vanish. Chosen on
@@ -336,7 +342,7 @@ class DiceReader:
             sized = [lo <= size <= hi for _, _, size, _, _ in props]
             weak = [not ok or score < self.sized_det_threshold
                     for ok, (_, _, _, score, _) in zip(sized, props, strict=True)]
-            min_crop = lo  # a proposal smaller than that (one pip) is seen at that size
+            min_crop = self.sized_min_crop * die_px * scale  # a pip alone is no die
         crops = [face_crop(img, cx / scale, cy / scale, max(size, min_crop) / scale, angle,
                            flip, self.cls_size, self.crop_factor)
                  for cx, cy, size, _, _ in props for angle, flip in views]
