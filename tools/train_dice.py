@@ -255,12 +255,13 @@ def make_synth(n: int, seed: int, max_size: float = 110.0,
     return out
 
 
-def make_packed(n: int, seed: int) -> list[Sample]:
-    """Tight packs of dice of one set lying face to face (``vision.dice.synth.packed_scene``)."""
+def make_packed(n: int, seed: int, cocked: float = 0.0) -> list[Sample]:
+    """Tight packs of dice of one set lying face to face (``vision.dice.synth.packed_scene``;
+    ``cocked``: the chance that the lone die beside a pack is cocked)."""
     rng = np.random.default_rng(seed)
     out: list[Sample] = []
     for _ in range(n):
-        img, dice = synth.packed_scene(rng)
+        img, dice = synth.packed_scene(rng, cocked=cocked)
         out.append((img, [(d.cx, d.cy, (d.value - 1) if d.value else 6, d.size) for d in dice]))
     return out
 
@@ -452,6 +453,8 @@ def main() -> int:
     ap.add_argument("--packed", type=int, default=0, metavar="N",
                     help="N synthetic frames of dice packed face to face (2-5 of one set) "
                          "in the pool")
+    ap.add_argument("--packed-cocked", type=float, default=0.0, metavar="P",
+                    help="chance that the lone die beside a pack is cocked (unreadable)")
     ap.add_argument("--table", type=int, default=0,
                     help="synthetic table frames (vision.synth) in the synthetic pool")
     ap.add_argument("--touching", type=float, default=0.3,
@@ -530,7 +533,7 @@ def main() -> int:
     if args.table:
         syn += make_table(args.table, args.seed + 2)
     if args.packed:
-        syn += make_packed(args.packed, args.seed + 3)
+        syn += make_packed(args.packed, args.seed + 3, args.packed_cocked)
     print(f"real {len(real)} images, synthetic {len(syn)}, loaded in {time.time() - t0:.0f}s",
           flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)

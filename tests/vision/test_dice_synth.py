@@ -436,6 +436,10 @@ def test_packed_renderer() -> None:
     a, _ = packed_scene(np.random.default_rng(3))
     b, _ = packed_scene(np.random.default_rng(3))
     assert np.array_equal(a, b)
+    # cocked=1: the lone die beside a pack (about every other frame) is cocked.
+    lone = [d for seed in range(20) for d in packed_scene(np.random.default_rng(seed),
+                                                         cocked=1.0)[1] if d.value == 0]
+    assert len(lone) >= 5 and all(len(d.faces) == 2 for d in lone)
 
 
 def test_marbled_renderer() -> None:

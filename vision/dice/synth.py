@@ -399,12 +399,13 @@ def draw_die(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, si
 
 
 def packed_scene(rng: np.random.Generator, h: int = 400, w: int = 400, *,
-                 size_range: tuple[float, float] = (18.0, 70.0)
+                 size_range: tuple[float, float] = (18.0, 70.0), cocked: float = 0.0
                  ) -> tuple[np.ndarray, list[SynthDie]]:
     """A frame with a tight pack of 2-5 dice of one set (same colours, same turn) lying
     face to face in a grid, gaps of 4-12 % of a die, as two dice thrown together often
-    come to rest; sometimes a lone die of the set beside it. All readable, top-down or
-    slightly oblique, with the usual camera blur and noise."""
+    come to rest; sometimes a lone die of the set beside it, cocked (unreadable, value
+    0) with probability ``cocked``: a cocked die also shows two faces side by side.
+    Top-down or slightly oblique, with the usual camera blur and noise."""
     img = background(rng, h, w)
     _clutter(rng, img)
     size = float(np.exp(rng.uniform(math.log(size_range[0]), math.log(size_range[1]))))
@@ -435,8 +436,9 @@ def packed_scene(rng: np.random.Generator, h: int = 400, w: int = 400, *,
         for _try in range(20):
             x, y = float(rng.uniform(size, w - size)), float(rng.uniform(size, h - size))
             if all(math.hypot(x - d.cx, y - d.cy) > 1.8 * size for d in dice):
+                tilted = cocked > 0 and bool(rng.random() < cocked)
                 dice.append(draw_die(img, rng, x, y, size, int(rng.integers(1, 7)),
-                                     oblique=oblique, body=b, pip=pip))
+                                     oblique=oblique, body=b, pip=pip, cocked=tilted))
                 break
     if rng.random() < 0.5:
         img = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(0.3, 1.0)))
