@@ -242,6 +242,11 @@ def restyled_photos(real: list[Sample], copies: int, rng: random.Random) -> list
     return out
 
 
+def _sample(img: np.ndarray, dice: list[synth.SynthDie]) -> Sample:
+    """A synthetic frame and its dice as a training sample (class 6: unreadable)."""
+    return img, [(d.cx, d.cy, (d.value - 1) if d.value else 6, d.size) for d in dice]
+
+
 def make_synth(n: int, seed: int, max_size: float = 110.0,
                unreadable_rate: float = 0.25, touching_rate: float = 0.3,
                marbled_rate: float = 0.0, wide_colours_rate: float = 0.0) -> list[Sample]:
@@ -251,7 +256,7 @@ def make_synth(n: int, seed: int, max_size: float = 110.0,
         img, dice = synth.scene(rng, 400, 400, size_range=(14.0, max_size),
                                 unreadable_rate=unreadable_rate, touching_rate=touching_rate,
                                 marbled_rate=marbled_rate, wide_colours_rate=wide_colours_rate)
-        out.append((img, [(d.cx, d.cy, (d.value - 1) if d.value else 6, d.size) for d in dice]))
+        out.append(_sample(img, dice))
     return out
 
 
@@ -262,7 +267,7 @@ def make_packed(n: int, seed: int, cocked: float = 0.0) -> list[Sample]:
     out: list[Sample] = []
     for _ in range(n):
         img, dice = synth.packed_scene(rng, cocked=cocked)
-        out.append((img, [(d.cx, d.cy, (d.value - 1) if d.value else 6, d.size) for d in dice]))
+        out.append(_sample(img, dice))
     return out
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from companion.boards import Board
 from vision.board import locate_board
+from vision.dice.data import closest_first
 from vision.markers import to_gray
 from vision.synth import demo_board, random_riders, table_scene
 from vision.tokens import read_tokens
@@ -38,17 +39,8 @@ def _closest_pairs(truth: list[tuple[float, float]], seen: list[tuple[float, flo
     apart than ``within`` pixels: (truth index, reading index) pairs. Two dice
     touching lie closer than ``within``; taking them die by die would match a die
     the reader missed to its neighbour's reading and count a wrong value."""
-    cands = sorted((math.dist(t, r), i, k) for i, t in enumerate(truth)
-                   for k, r in enumerate(seen) if math.dist(t, r) < within)
-    used_t: set[int] = set()
-    used_s: set[int] = set()
-    pairs = []
-    for _, i, k in cands:
-        if i not in used_t and k not in used_s:
-            used_t.add(i)
-            used_s.add(k)
-            pairs.append((i, k))
-    return pairs
+    return closest_first([(math.dist(t, r), i, k) for i, t in enumerate(truth)
+                          for k, r in enumerate(seen) if math.dist(t, r) < within])
 
 
 def _dice_reader() -> Any:

@@ -146,3 +146,18 @@ def labelled_images(set_dir: Path, split: str = "all") -> Iterator[tuple[Path, n
             continue
         h, w = img.shape[:2]
         yield path, img, read_labels(label_path_for(path), w, h)
+
+
+def closest_first(candidates: list[tuple[float, int, int]]) -> list[tuple[int, int]]:
+    """Pair true dice with readings: ``candidates`` are (distance, die, reading)
+    triples of the pairs that may match; the closest are taken first and each die
+    and each reading is used once. The (die, reading) pairs, closest first."""
+    used_t: set[int] = set()
+    used_s: set[int] = set()
+    pairs = []
+    for _, i, j in sorted(candidates):
+        if i not in used_t and j not in used_s:
+            used_t.add(i)
+            used_s.add(j)
+            pairs.append((i, j))
+    return pairs

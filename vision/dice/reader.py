@@ -371,12 +371,13 @@ class DiceReader:
                                    tuple(float(v) for v in probs), not_die,
                                    is_weak, is_sized, round(die_noise, 2),
                                    round(die_blur, 3)))
-        found = self._confirm(found, crops, len(views))
-        if covers:
+        if covers:  # before the second look: no look again at pips of a close-up die
             inside = {j for i, js in covers.items()
                       if found[i].not_die < self.not_die_threshold for j in js}
-            found = [c for j, c in enumerate(found) if j not in inside]
-        return found
+            kept = [j for j in range(len(found)) if j not in inside]
+            found = [found[j] for j in kept]
+            crops = [crops[j * len(views) + k] for j in kept for k in range(len(views))]
+        return self._confirm(found, crops, len(views))
 
     def _confirm(self, found: list[Candidate], crops: list[np.ndarray],
                  n_views: int) -> list[Candidate]:

@@ -35,6 +35,7 @@ from vision.dice.annotate import annotate
 from vision.dice.data import (
     LabelError,
     LabelledDie,
+    closest_first,
     label_path_for,
     list_images,
     list_sets,
@@ -209,15 +210,9 @@ def match(truth: list[LabelledDie], seen: list[DieReading]) -> tuple[int, int, i
         for j, s in enumerate(seen):
             if t.contains(*s.center):
                 pairs.append(((s.center[0] - tcx) ** 2 + (s.center[1] - tcy) ** 2, i, j))
-    pairs.sort()
-    used_t: set[int] = set()
-    used_s: set[int] = set()
+    matched = closest_first(pairs)
     right = wrong = unread = 0
-    for _, i, j in pairs:
-        if i in used_t or j in used_s:
-            continue
-        used_t.add(i)
-        used_s.add(j)
+    for i, j in matched:
         v = seen[j].value
         if v is None:
             unread += 1
@@ -225,7 +220,7 @@ def match(truth: list[LabelledDie], seen: list[DieReading]) -> tuple[int, int, i
             right += 1
         else:
             wrong += 1
-    return right, wrong, unread, len(truth) - len(used_t), len(seen) - len(used_s)
+    return right, wrong, unread, len(truth) - len(matched), len(seen) - len(matched)
 
 
 def fit_frame(img: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float, int, int]:
