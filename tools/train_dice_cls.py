@@ -229,13 +229,17 @@ def restyled_items(photos: list[Photo], copies: int, rng: random.Random) -> list
 
 def synth_items(n: int, seed: int, max_size: float, unreadable_rate: float,
                 rng: random.Random, marbled_rate: float = 0.0, touching_rate: float = 0.3,
-                tight_unreadable: bool = False, wide_colours_rate: float = 0.0) -> list[Item]:
+                tight_unreadable: bool = False, wide_colours_rate: float = 0.0,
+                cocked_tight: bool = False) -> list[Item]:
     """Synthetic scenes' dice; a cocked die is there three times, "unreadable" centred on
     itself and on each face it shows (the detector often proposes one of them). With
     ``tight_unreadable`` an unreadable die is there once more at 0.55-0.8 of its size:
     the detector's proposal on a printed digit or a logo is often that small, and a
     tight crop of it must not look like a "1". A share ``wide_colours_rate`` of the dice
-    takes any body and pip colours of ``vision.dice.palette``."""
+    takes any body and pip colours of ``vision.dice.palette``. With ``cocked_tight`` each
+    face of a cocked die is there once more at 0.4-0.85 of the die's size: a detector
+    that reads dice packed face to face proposes a cocked die's faces that small, and
+    a foreshortened face running out of the crop must not look like a die's top."""
     np_rng = np.random.default_rng(seed)
     items: list[Item] = []
     for _ in range(n):
@@ -247,6 +251,9 @@ def synth_items(n: int, seed: int, max_size: float, unreadable_rate: float,
             items.extend((img, fx, fy, d.size, UNREADABLE, None) for fx, fy in d.faces)
             if tight_unreadable and not d.value:
                 items.append((img, d.cx, d.cy, d.size * rng.uniform(0.55, 0.8), UNREADABLE, None))
+            if cocked_tight:
+                items.extend((img, fx, fy, d.size * rng.uniform(0.4, 0.85), UNREADABLE, None)
+                             for fx, fy in d.faces)
         for _ in range(2):
             for _try in range(20):
                 x, y = rng.uniform(0, 400), rng.uniform(0, 400)
@@ -530,6 +537,9 @@ def main() -> int:
                          "vision.dice.palette (0: the committed recipe)")
     ap.add_argument("--tight-unreadable", action="store_true",
                     help="add each unreadable synthetic die at a tight crop too (see synth_items)")
+    ap.add_argument("--cocked-tight", action="store_true",
+                    help="each face of a cocked die also cropped at 0.4-0.85 of the die's size, "
+                         "'unreadable' (what a detector taught packed dice proposes)")
     ap.add_argument("--pip-twins", action="store_true",
                     help="add each real die's twin with its centre pip taken away or added")
     ap.add_argument("--restyle", type=int, default=0, metavar="K",
@@ -597,7 +607,8 @@ def main() -> int:
         print(f"restyled dice: {len(restyled)}", flush=True)
         real += restyled
     syn = synth_items(args.synth, args.seed + 7, 150.0, args.synth_unreadable, rng, args.marbled,
-                      args.synth_touching, args.tight_unreadable, args.wide_colours)
+                      args.synth_touching, args.tight_unreadable, args.wide_colours,
+                      args.cocked_tight)
     if args.packed:
         syn += packed_items(args.packed, args.seed + 13, args.packed_offcentre)
     table = (table_items(args.table, args.seed + 11, touching=args.table_touching)

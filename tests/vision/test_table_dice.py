@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -11,6 +12,8 @@ import pytest
 from companion.boards import Board, load_board
 from vision.board import BoardPose, locate_board
 from vision.dice import read_dice
+from vision.dice.data import closest_first
+from vision.dice.reader import DiceReader
 from vision.render import DICE_AREA_BGR, render_board
 from vision.synth import random_riders, table_scene
 from vision.table_dice import AREA_MARGIN_DICE, dice_region, read_table_dice
@@ -86,3 +89,36 @@ def test_an_area_out_of_the_frame_falls_back_to_the_whole_frame(board: Board) ->
     pose = locate_board(sc.image, board)
     far = dataclasses.replace(board, dice_area_mm=(5000.0, 5000.0, 100.0, 100.0))
     assert dice_region(far, pose, (2028, 1520)) is None
+
+
+def _touching_verdicts(board: Board, reader: DiceReader, scenes: int) -> Counter[str]:
+    """The table's two dice face to face, ``scenes`` scenes: right, wrong, null,
+    missed (readings paired with dice closest first) and false dice."""
+    c: Counter[str] = Counter()
+    for seed in range(scenes):
+        sc = _scene(board, seed, dice_touching=True)
+        found = read_table_dice(sc.image, board, locate_board(sc.image, board), reader=reader)
+        pairs = closest_first([(math.dist(d.center, r.center), i, k)
+                               for i, d in enumerate(sc.dice) for k, r in enumerate(found)
+                               if math.dist(d.center, r.center) < 20])
+        c["false"] += len(found) - len(pairs)
+        c["missed"] += len(sc.dice) - len(pairs)
+        for i, k in pairs:
+            got = found[k].value
+            c["right" if got == sc.dice[i].value else "null" if got is None else "wrong"] += 1
+    return c
+
+
+def test_a_die_face_to_face_with_another_is_looked_for(board: Board) -> None:
+    """Two dice thrown together often rest face to face, and the detector then often
+    proposes one of them only: the reader looks beside a lone die it read
+    (``DiceReader._neighbours``) and finds most of the others, never wrongly."""
+    reader = DiceReader()
+    reader.neighbour_probe = False
+    without = _touching_verdicts(board, reader, 30)
+    reader.neighbour_probe = True
+    with_probe = _touching_verdicts(board, reader, 30)
+    # measured 42 right, 11 missed without; 49 right, 6 missed with; none wrong or false
+    assert with_probe["wrong"] == 0 and with_probe["false"] == 0, with_probe
+    assert with_probe["right"] >= without["right"] + 5, (without, with_probe)
+    assert with_probe["right"] >= 47, with_probe

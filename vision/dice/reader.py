@@ -9,7 +9,9 @@ crop of each proposal at full resolution as "1".."6", "unreadable" (cocked,
 blurred, a logo face) or "not a die" (:meth:`DiceReader._judge`). A die whose
 value is not clearly the most likely outcome, or whose crop is too noisy or
 blurred, is reported with ``value=None`` ("seen, roll again") rather than a
-guess (:meth:`DiceReader.decide`). See docs/dice.md.
+guess (:meth:`DiceReader.decide`). At a known die size it also looks beside a
+lone die for one touching it face to face, which the detector often misses
+(:meth:`DiceReader._neighbours`). See docs/dice.md.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import cv2
 import numpy as np
 
 from vision.dice.contrast_view import contrast_view
+from vision.dice.neighbours import busyness, probe_points
 from vision.dice.spots import busy_windows
 from vision.noise import noise_sigma
 
@@ -88,6 +91,8 @@ class Candidate:
     where the crop enlarges the die, in the frame. ``confirmed``: its most likely
     value was doubtful but the classifier read the same value surely in the
     crop's :func:`~vision.dice.contrast_view.contrast_view` (``DiceReader.decide``).
+    ``beside``: no proposal of the detector, found by looking beside a lone die
+    (:meth:`DiceReader._neighbours`).
     """
 
     cx: float
@@ -101,6 +106,7 @@ class Candidate:
     noise: float = 0.0
     blur: float = 0.0
     confirmed: bool = False
+    beside: bool = False
 
 
 class DiceReader:
@@ -213,6 +219,20 @@ class DiceReader:
         self.confirm_floor = 0.5
         self.confirm_unreadable = 0.1
         self.confirm_threshold = 0.8
+        #: With ``die_px``: look for a die face to face with a lone die read with a
+        #: value (no other die within ``neighbour_lonely`` dice of it), at
+        #: ``neighbour_distance`` dice from its centre in ``neighbour_directions``
+        #: directions, where something stands out (``vision.dice.neighbours``). The
+        #: detector often sees such a pair as one die. What is found there is
+        #: reported like a weak proposal read clearly: a value at
+        #: ``weak_value_threshold``, "not a die" at ``weak_not_die`` or less, not
+        #: degraded. Chosen on synthetic table scenes (docs/dice.md); False: off.
+        self.neighbour_probe = True
+        self.neighbour_distance = 1.07
+        self.neighbour_directions = 24
+        self.neighbour_lonely = 1.6
+        self.neighbour_busiest = 4
+        self.neighbour_busy = 0.1
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None,
@@ -295,8 +315,10 @@ class DiceReader:
         props, covers = self._propose(small, None if die_px is None else die_px * scale, within)
         if not props:
             return []
-        found = [replace(c, cx=c.cx + ox, cy=c.cy + oy)
-                 for c in self._judge(img, props, scale, die_px, covers)]
+        judged = self._judge(img, props, scale, die_px, covers)
+        if die_px is not None and self.neighbour_probe:
+            judged += self._neighbours(img, judged, die_px)
+        found = [replace(c, cx=c.cx + ox, cy=c.cy + oy) for c in judged]
         found.sort(key=lambda c: (c.cy, c.cx))
         return found
 
@@ -403,6 +425,78 @@ class DiceReader:
             if int(np.argmax(pv)) == best and pv[best] >= self.confirm_threshold:
                 found[i] = replace(found[i], confirmed=True)
         return found
+
+    def _neighbours(self, img: np.ndarray, found: list[Candidate],
+                    die_px: float) -> list[Candidate]:
+        """Dice face to face with a lone die of ``found`` (candidates in ``img``'s
+        pixels, dice ``die_px`` across) that the detector did not propose.
+
+        Round each lone die read with a value, the ``neighbour_busiest`` points
+        ``neighbour_distance`` dice away where most stands out
+        (:func:`~vision.dice.neighbours.busyness`) are read in one view; the one
+        read most surely as a value is read in the other ``views`` too, and kept
+        when all views together read a value at ``weak_value_threshold`` and "not
+        a die" at ``weak_not_die`` or less, and its crop is neither too noisy nor
+        blurred. Its ``score`` is the lowest a proposal may have at a known size."""
+        kept = [c for c in found if self.keeps(c)]
+        lonely = self.neighbour_lonely * die_px
+        probes: list[list[tuple[float, float]]] = []
+        for a in kept:
+            if self.decide(a).value is None or any(
+                    o is not a and math.hypot(o.cx - a.cx, o.cy - a.cy) < lonely for o in kept):
+                continue
+            points = probe_points(a.cx, a.cy, die_px, self.neighbour_distance,
+                                  self.neighbour_directions)
+            busy = busyness(img, (a.cx, a.cy), points, die_px)
+            order = sorted(range(len(points)), key=lambda i: -busy[i])[:self.neighbour_busiest]
+            if any(busy[i] >= self.neighbour_busy for i in order):
+                probes.append([points[i] for i in order if busy[i] >= self.neighbour_busy])
+        if not probes:
+            return []
+        views = _VIEWS[: max(1, self.views)]  # the first is the crop as it is
+
+        def crops_at(x: float, y: float, vs: list[tuple[float, bool]]) -> list[np.ndarray]:
+            return [face_crop(img, x, y, die_px, angle, flip, self.cls_size, self.crop_factor)
+                    for angle, flip in vs]
+
+        first_crops = [crops_at(x, y, views[:1])[0] for points in probes for x, y in points]
+        first = self._classify(first_crops)
+        best: list[tuple[float, float, int]] = []  # x, y, row of ``first``
+        n = 0
+        for points in probes:
+            pick: tuple[float, float, float, int] | None = None
+            for x, y in points:
+                pv = _outcome_probs(first[n])
+                k = int(np.argmax(pv))
+                if (k != _UNREADABLE and first[n][_NOT_DIE] < self.not_die_threshold
+                        and (pick is None or pv[k] > pick[0])):
+                    pick = (float(pv[k]), x, y, n)
+                n += 1
+            if pick is not None:
+                best.append(pick[1:])
+        if not best:
+            return []
+        if len(views) > 1:
+            rest = self._classify([c for x, y, _ in best for c in crops_at(x, y, views[1:])])
+            rest = rest.reshape(len(best), len(views) - 1, -1)
+        zoom = self.cls_size / (die_px * self.crop_factor)
+        extra: list[Candidate] = []
+        for m, (x, y, row) in enumerate(best):
+            pc = first[row] if len(views) == 1 else np.vstack([first[row:row + 1], rest[m]]).mean(
+                axis=0)
+            pv = _outcome_probs(pc)
+            k = int(np.argmax(pv))
+            if (k == _UNREADABLE or pv[k] < self.weak_value_threshold
+                    or pc[_NOT_DIE] > self.weak_not_die):
+                continue
+            c = Candidate(x, y, die_px, self._lowest_peak(sized=True),
+                          tuple(float(v) for v in pv), float(pc[_NOT_DIE]), weak=True,
+                          die_sized=True, noise=round(noise_sigma(img) * min(1.0, zoom), 2),
+                          blur=round(edge_width(first_crops[row]) / max(1.0, zoom), 3),
+                          beside=True)
+            if not self.degraded(c):
+                extra.append(c)
+        return extra
 
     def _with_large_dice(self, small: np.ndarray, props: list[_Proposal]
                          ) -> tuple[list[_Proposal], dict[int, list[int]]]:

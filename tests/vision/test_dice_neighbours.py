@@ -1,0 +1,109 @@
+"""Looking beside a lone die for one face to face with it (``vision.dice.neighbours``,
+``DiceReader._neighbours``): the detector often sees two touching dice as one."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision.dice.neighbours import busyness, probe_points
+from vision.dice.reader import DiceReader
+from vision.dice.synth import draw_die
+
+DIE = 40.0  # die_px: the reader's die_target, so detector pixels are frame pixels
+
+
+def _table() -> np.ndarray:
+    rng = np.random.default_rng(0)
+    img = np.full((480, 640, 3), (150, 160, 120), np.float32)
+    img += rng.normal(0, 3, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _pair(first: int, second: int, angle: float, seed: int = 0,
+          distance: float = 1.07) -> tuple[np.ndarray, tuple[float, float], tuple[float, float]]:
+    """Two white dice face to face (the second ``distance`` dice from the first along
+    the first's axis turned by ``angle``), and their centres."""
+    img = _table()
+    rng = np.random.default_rng(seed)
+    a = (300.0, 240.0)
+    b = (a[0] + distance * DIE * math.cos(math.radians(angle)),
+         a[1] + distance * DIE * math.sin(math.radians(angle)))
+    for (x, y), v in ((a, first), (b, second)):
+        draw_die(img, rng, x, y, DIE, v, angle=angle, body=(235, 235, 235), pip=(20, 20, 20),
+                 shadow=False)
+    return img, a, b
+
+
+def test_probe_points_lie_round_the_die() -> None:
+    pts = probe_points(100.0, 50.0, 20.0, 1.07, 24)
+    assert len(pts) == 24
+    assert pts[0] == pytest.approx((100.0 + 21.4, 50.0))
+    assert all(math.dist(p, (100.0, 50.0)) == pytest.approx(21.4) for p in pts)
+
+
+def test_busyness_plain_die_and_border() -> None:
+    """Plain surface: nothing stands out; a die: its pips and outline do; a point
+    too near the border: 0."""
+    img = _table()
+    assert busyness(img, (0.0, 0.0), [(200.0, 200.0), (400.0, 300.0)], DIE) == [0.0, 0.0]
+    draw_die(img, np.random.default_rng(1), 200, 200, DIE, 5, angle=10.0,
+             body=(235, 235, 235), pip=(20, 20, 20), shadow=False)
+    on_die, plain, border = busyness(img, (160.0, 180.0), [(200.0, 200.0), (400.0, 300.0), (3.0, 200.0)], DIE)
+    assert on_die >= 0.3, on_die
+    assert plain == 0.0
+    assert border == 0.0
+
+
+def _read_first_only(monkeypatch: pytest.MonkeyPatch, reader: DiceReader, img: np.ndarray,
+                     first: tuple[float, float]) -> list[tuple[float, float, int | None]]:
+    """Read ``img`` at the known size with the detector scripted to propose only the
+    die at ``first`` (as it does when it sees a touching pair as one die)."""
+    probs = np.full(7, 1 / 7)
+    monkeypatch.setattr(reader, "_proposals",
+                        lambda out, w, h, threshold=None: [(*first, DIE, 0.8, probs)])
+    return [(d.center[0], d.center[1], d.value) for d in reader.read(img, die_px=DIE)]
+
+
+@pytest.mark.parametrize(("first", "second", "angle"), [(3, 5, 0.0), (6, 2, 30.0),
+                                                        (1, 4, 75.0), (5, 6, 195.0)])
+def test_die_face_to_face_with_a_lone_one_is_found(monkeypatch: pytest.MonkeyPatch, first: int,
+                                                   second: int, angle: float) -> None:
+    """The detector proposes one of two touching dice: the other is found beside it,
+    with its value and its centre within a fifth of a die; with the probe off, not."""
+    img, a, b = _pair(first, second, angle)
+    reader = DiceReader()
+    seen = _read_first_only(monkeypatch, reader, img, a)
+    assert len(seen) == 2, seen
+    near_b = min(seen, key=lambda s: math.dist(s[:2], b))
+    assert near_b[2] == second
+    assert math.dist(near_b[:2], b) <= 0.2 * DIE
+    reader.neighbour_probe = False
+    assert [s[2] for s in _read_first_only(monkeypatch, reader, img, a)] == [first]
+
+
+def test_nothing_is_found_beside_a_die_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lone die, with a rider-like block and a pencil line beyond a die's side of it:
+    no die is made up there."""
+    img = _table()
+    rng = np.random.default_rng(2)
+    draw_die(img, rng, 300, 240, DIE, 4, angle=20.0, body=(235, 235, 235),
+             pip=(20, 20, 20), shadow=True)
+    img[225:255, 336:356] = (40, 40, 200)  # a red token's side, face to face
+    img[200:202, 250:350] = (60, 60, 60)
+    seen = _read_first_only(monkeypatch, DiceReader(), img, (300.0, 240.0))
+    assert [s[2] for s in seen] == [4]
+
+
+def test_no_probe_beside_a_die_read_as_unclear(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a die read with a value is looked beside: a null reading may be a cocked
+    die, whose other face lies where a neighbour would."""
+    img, a, _ = _pair(3, 5, 0.0)
+    reader = DiceReader()
+    reader.value_threshold = 1.01  # nothing is read surely: every die is null
+    reader.weak_value_threshold = 1.01
+    reader.confirm_threshold = 1.01  # no second look
+    seen = _read_first_only(monkeypatch, reader, img, a)
+    assert [s[2] for s in seen] == [None]
