@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from vision.dice.neighbours import busyness, probe_points
+from vision.dice.neighbours import busyness, points_around, probe_points
 from vision.dice.reader import DiceReader
 from vision.dice.synth import draw_die
 
@@ -107,3 +107,29 @@ def test_no_probe_beside_a_die_read_as_unclear(monkeypatch: pytest.MonkeyPatch) 
     reader.confirm_threshold = 1.01  # no second look
     seen = _read_first_only(monkeypatch, reader, img, a)
     assert [s[2] for s in seen] == [None]
+
+
+def test_points_around_a_probe_point() -> None:
+    pts = points_around(0.0, 0.0, 20.0, 0.0, 20.0, math.radians(10))
+    assert len(pts) == 8
+    assert (20.0, 0.0) not in pts
+    dists = sorted({round(math.hypot(x, y), 6) for x, y in pts})
+    assert dists == [18.0, 20.0, 22.0]
+
+
+def test_one_view_reader_looks_beside_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    img, a, b = _pair(3, 5, 0.0)
+    reader = DiceReader()
+    reader.views = 1
+    seen = _read_first_only(monkeypatch, reader, img, a)
+    assert sorted(s[2] for s in seen) == [3, 5]
+
+
+@pytest.mark.parametrize(("angle", "distance"), [(7.5, 1.17), (52.0, 0.95)])
+def test_a_die_between_the_probed_points_is_found(monkeypatch: pytest.MonkeyPatch, angle: float,
+                                                  distance: float) -> None:
+    """The second die lies between two probed directions and nearer or farther than
+    ``neighbour_distance`` (a tilted camera): the points round the surest are read."""
+    img, a, b = _pair(2, 6, angle, distance=distance)
+    seen = _read_first_only(monkeypatch, DiceReader(), img, a)
+    assert sorted(s[2] for s in seen) == [2, 6], seen

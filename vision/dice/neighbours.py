@@ -38,6 +38,19 @@ def probe_points(cx: float, cy: float, die_px: float, distance: float,
             for a in (2 * math.pi * k / directions for k in range(directions))]
 
 
+def points_around(cx: float, cy: float, x: float, y: float, die_px: float, turn: float,
+                  reach: float = 0.1) -> list[tuple[float, float]]:
+    """The 8 points round (x, y), a probe point of the die at (cx, cy): ``reach``
+    dice nearer, as far and farther, and ``turn`` radians either way round the
+    die: on the table's tilted views a pair lies about 0.95-1.2 dice apart, not
+    always in one of the probed directions."""
+    r0 = math.hypot(x - cx, y - cy) / die_px
+    a0 = math.atan2(y - cy, x - cx)
+    return [(cx + r * die_px * math.cos(a0 + t), cy + r * die_px * math.sin(a0 + t))
+            for r in (r0 - reach, r0, r0 + reach) for t in (-turn, 0.0, turn)
+            if r != r0 or t != 0.0]
+
+
 def busyness(img: np.ndarray, centre: tuple[float, float],
              points: list[tuple[float, float]], die_px: float) -> list[float]:
     """For each point of ``img`` (BGR or grey, dice ``die_px`` across) round the die at

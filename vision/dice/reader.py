@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.dice.contrast_view import contrast_view
-from vision.dice.neighbours import busyness, probe_points
+from vision.dice.neighbours import busyness, points_around, probe_points
 from vision.dice.spots import busy_windows
 from vision.noise import noise_sigma
 
@@ -222,7 +222,9 @@ class DiceReader:
         #: With ``die_px``: look for a die face to face with a lone die read with a
         #: value (no other die within ``neighbour_lonely`` dice of it), at
         #: ``neighbour_distance`` dice from its centre in ``neighbour_directions``
-        #: directions, where something stands out (``vision.dice.neighbours``). The
+        #: directions, at the ``neighbour_busiest`` where most stands out (a share
+        #: ``neighbour_busy`` at least; ``vision.dice.neighbours``), and round the
+        #: surest of those when it reads below ``neighbour_refine_below``. The
         #: detector often sees such a pair as one die. What is found there is
         #: reported like a weak proposal read clearly: a value at
         #: ``weak_value_threshold``, "not a die" at ``weak_not_die`` or less, not
@@ -233,6 +235,7 @@ class DiceReader:
         self.neighbour_lonely = 1.6
         self.neighbour_busiest = 4
         self.neighbour_busy = 0.1
+        self.neighbour_refine_below = 0.99
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None,
@@ -433,14 +436,16 @@ class DiceReader:
 
         Round each lone die read with a value, the ``neighbour_busiest`` points
         ``neighbour_distance`` dice away where most stands out
-        (:func:`~vision.dice.neighbours.busyness`) are read in one view; the one
-        read most surely as a value is read in the other ``views`` too, and kept
-        when all views together read a value at ``weak_value_threshold`` and "not
-        a die" at ``weak_not_die`` or less, and its crop is neither too noisy nor
+        (:func:`~vision.dice.neighbours.busyness`) are read in one view. Where the
+        one read most surely as a value reads below ``neighbour_refine_below``, the
+        points just round it (:func:`~vision.dice.neighbours.points_around`) are
+        read too, and the surest of all taken. It is read in the other ``views`` and kept when
+        all views together read a value at ``weak_value_threshold`` and "not a
+        die" at ``weak_not_die`` or less, and its crop is neither too noisy nor
         blurred. Its ``score`` is the lowest a proposal may have at a known size."""
         kept = [c for c in found if self.keeps(c)]
         lonely = self.neighbour_lonely * die_px
-        probes: list[list[tuple[float, float]]] = []
+        looks: list[tuple[tuple[float, float], list[tuple[float, float]]]] = []
         for a in kept:
             if self.decide(a).value is None or any(
                     o is not a and math.hypot(o.cx - a.cx, o.cy - a.cy) < lonely for o in kept):
@@ -449,41 +454,49 @@ class DiceReader:
                                   self.neighbour_directions)
             busy = busyness(img, (a.cx, a.cy), points, die_px)
             order = sorted(range(len(points)), key=lambda i: -busy[i])[:self.neighbour_busiest]
-            if any(busy[i] >= self.neighbour_busy for i in order):
-                probes.append([points[i] for i in order if busy[i] >= self.neighbour_busy])
-        if not probes:
+            points = [points[i] for i in order if busy[i] >= self.neighbour_busy]
+            if points:
+                looks.append(((a.cx, a.cy), points))
+        if not looks:
             return []
-        views = _VIEWS[: max(1, self.views)]  # the first is the crop as it is
 
-        def crops_at(x: float, y: float, vs: list[tuple[float, bool]]) -> list[np.ndarray]:
-            return [face_crop(img, x, y, die_px, angle, flip, self.cls_size, self.crop_factor)
-                    for angle, flip in vs]
+        def one_view(points: list[tuple[float, float]]) -> tuple[list[np.ndarray], np.ndarray]:
+            crops = [face_crop(img, x, y, die_px, 0.0, False, self.cls_size, self.crop_factor)
+                     for x, y in points]
+            return crops, self._classify(crops)
 
-        first_crops = [crops_at(x, y, views[:1])[0] for points in probes for x, y in points]
-        first = self._classify(first_crops)
-        best: list[tuple[float, float, int]] = []  # x, y, row of ``first``
+        crops, probs = one_view([p for _, points in looks for p in points])
+        picks: list[tuple[float, float, np.ndarray, np.ndarray]] = []  # x, y, crop, probs
         n = 0
-        for points in probes:
-            pick: tuple[float, float, float, int] | None = None
-            for x, y in points:
-                pv = _outcome_probs(first[n])
-                k = int(np.argmax(pv))
-                if (k != _UNREADABLE and first[n][_NOT_DIE] < self.not_die_threshold
-                        and (pick is None or pv[k] > pick[0])):
-                    pick = (float(pv[k]), x, y, n)
-                n += 1
-            if pick is not None:
-                best.append(pick[1:])
-        if not best:
+        for (ax, ay), points in looks:
+            surest = self._surest(probs[n:n + len(points)])
+            if surest is not None:
+                i, p = surest
+                x, y = points[i]
+                crop, pc = crops[n + i], probs[n + i]
+                if p < self.neighbour_refine_below:
+                    near = points_around(ax, ay, x, y, die_px,
+                                         math.pi / self.neighbour_directions)
+                    near_crops, near_probs = one_view(near)
+                    better = self._surest(near_probs, above=p)
+                    if better is not None:
+                        x, y = near[better[0]]
+                        crop, pc = near_crops[better[0]], near_probs[better[0]]
+                picks.append((x, y, crop, pc))
+            n += len(points)
+        if not picks:
             return []
-        if len(views) > 1:
-            rest = self._classify([c for x, y, _ in best for c in crops_at(x, y, views[1:])])
-            rest = rest.reshape(len(best), len(views) - 1, -1)
+        views = _VIEWS[1: max(1, self.views)]  # the first is the crop as it is
+        rest = np.zeros((len(picks), 0, probs.shape[1]), np.float32)
+        if views:
+            rest = self._classify([face_crop(img, x, y, die_px, angle, flip, self.cls_size,
+                                             self.crop_factor)
+                                   for x, y, _, _ in picks for angle, flip in views]
+                                  ).reshape(len(picks), len(views), -1)
         zoom = self.cls_size / (die_px * self.crop_factor)
         extra: list[Candidate] = []
-        for m, (x, y, row) in enumerate(best):
-            pc = first[row] if len(views) == 1 else np.vstack([first[row:row + 1], rest[m]]).mean(
-                axis=0)
+        for (x, y, crop, first), others in zip(picks, rest, strict=True):
+            pc = np.vstack([first[None], others]).mean(axis=0)
             pv = _outcome_probs(pc)
             k = int(np.argmax(pv))
             if (k == _UNREADABLE or pv[k] < self.weak_value_threshold
@@ -492,11 +505,23 @@ class DiceReader:
             c = Candidate(x, y, die_px, self._lowest_peak(sized=True),
                           tuple(float(v) for v in pv), float(pc[_NOT_DIE]), weak=True,
                           die_sized=True, noise=round(noise_sigma(img) * min(1.0, zoom), 2),
-                          blur=round(edge_width(first_crops[row]) / max(1.0, zoom), 3),
-                          beside=True)
+                          blur=round(edge_width(crop) / max(1.0, zoom), 3), beside=True)
             if not self.degraded(c):
                 extra.append(c)
         return extra
+
+    def _surest(self, probs: np.ndarray, above: float = 0.0) -> tuple[int, float] | None:
+        """The row of classifier ``probs`` read most surely as a value (not
+        "unreadable", "not a die" below ``not_die_threshold``), with that value's
+        probability, if it is above ``above``."""
+        best: tuple[int, float] | None = None
+        for i, pc in enumerate(probs):
+            pv = _outcome_probs(pc)
+            k = int(np.argmax(pv))
+            if (k != _UNREADABLE and pc[_NOT_DIE] < self.not_die_threshold
+                    and pv[k] > (above if best is None else max(above, best[1]))):
+                best = (i, float(pv[k]))
+        return best
 
     def _with_large_dice(self, small: np.ndarray, props: list[_Proposal]
                          ) -> tuple[list[_Proposal], dict[int, list[int]]]:
