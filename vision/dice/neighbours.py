@@ -3,7 +3,7 @@
 Two dice thrown together often come to rest touching, one face against the
 other. The detector then often sees the pair as one die: the second one gets
 no proposal at all (synthetic table, dice face to face: about a third of the
-second dice; docs/dice.md, "Dice touching"). At a known die size the reader
+second dice; docs/dice.md, "Dice face to face"). At a known die size the reader
 looks for it itself (:meth:`vision.dice.reader.DiceReader._neighbours`):
 beside a lone die it has read, at the distance of a die face to face with it,
 all round, wherever something stands out from the surface there; the
@@ -82,7 +82,8 @@ def busyness(img: np.ndarray, centre: tuple[float, float],
     busy = spread >= CONTRAST
     ph, pw = busy.shape
     yy, xx = np.mgrid[0:ph, 0:pw].astype(np.float32)
-    counted = np.hypot(xx - (centre[0] - x0) * k, yy - (centre[1] - y0) * k) > BUSY_CLEAR * die_px * k
+    counted = np.hypot(xx - (centre[0] - x0) * k,
+                       yy - (centre[1] - y0) * k) > BUSY_CLEAR * die_px * k
     r = max(2, int(round(reach * k)))
     disc = np.zeros((2 * r + 1, 2 * r + 1), np.uint8)
     cv2.circle(disc, (r, r), r, 1, -1)

@@ -439,10 +439,11 @@ class DiceReader:
         (:func:`~vision.dice.neighbours.busyness`) are read in one view. Where the
         one read most surely as a value reads below ``neighbour_refine_below``, the
         points just round it (:func:`~vision.dice.neighbours.points_around`) are
-        read too, and the surest of all taken. It is read in the other ``views`` and kept when
-        all views together read a value at ``weak_value_threshold`` and "not a
-        die" at ``weak_not_die`` or less, and its crop is neither too noisy nor
-        blurred. Its ``score`` is the lowest a proposal may have at a known size."""
+        read too, and the surest of all taken. It is read in the other ``views``
+        and kept when all views together read a value at ``weak_value_threshold``
+        and "not a die" at ``weak_not_die`` or less, its crop is neither too noisy
+        nor blurred, and no other die lies within half a die of it. Its ``score``
+        is the lowest a proposal may have at a known size."""
         kept = [c for c in found if self.keeps(c)]
         lonely = self.neighbour_lonely * die_px
         looks: list[tuple[tuple[float, float], list[tuple[float, float]]]] = []
@@ -500,7 +501,8 @@ class DiceReader:
             pv = _outcome_probs(pc)
             k = int(np.argmax(pv))
             if (k == _UNREADABLE or pv[k] < self.weak_value_threshold
-                    or pc[_NOT_DIE] > self.weak_not_die):
+                    or pc[_NOT_DIE] > self.weak_not_die or any(
+                        math.hypot(o.cx - x, o.cy - y) < 0.5 * die_px for o in kept + extra)):
                 continue
             c = Candidate(x, y, die_px, self._lowest_peak(sized=True),
                           tuple(float(v) for v in pv), float(pc[_NOT_DIE]), weak=True,
