@@ -1,6 +1,6 @@
 """Take a roll from the table camera: find the board, read its dice area, wait for rest.
 
-    .venv/bin/python examples/table_roll.py [--seed N]
+    .venv/bin/python examples/table_roll.py [--seed N] [--touching]
 
 Runs on the synthetic table (``vision.synth``), so no camera is needed: the
 demo board under a random camera, two dice in its dice area that tumble for
@@ -12,6 +12,12 @@ still for eight. Each frame goes the way the table service will take it:
    pose gives (faster and surer than the whole frame; docs/vision.md);
 3. ``RollSettler`` takes the dice once the same values lie at the same places
    in two frames in a row (docs/dice.md, "Waiting for the dice to settle").
+
+With ``--touching`` the two dice come to rest face to face, as dice thrown
+together often do: the detector often sees such a pair as one die, and the
+reader looks beside it for the other, or splits a "die" the size of two
+(docs/dice.md, "Dice face to face"). Not every pair is read: then the settler
+asks for the roll again.
 """
 
 from __future__ import annotations
@@ -32,9 +38,10 @@ TUMBLING = 3   # frames in which the dice still turn over
 AT_REST = 8    # frames in which they lie still (a camera goes on giving frames)
 
 
-def camera_frames(board: Board, seed: int, values: list[int]) -> list[np.ndarray]:
-    """What the camera sees: the dice tumbling, then ``values`` at rest, each frame with
-    its own sensor noise."""
+def camera_frames(board: Board, seed: int, values: list[int],
+                  touching: bool = False) -> list[np.ndarray]:
+    """What the camera sees: the dice tumbling, then ``values`` at rest (face to face
+    with ``touching``), each frame with its own sensor noise."""
     rng = np.random.default_rng(seed)
     ppm = 4.0
     texture = render_board(board, ppm)
@@ -43,7 +50,7 @@ def camera_frames(board: Board, seed: int, values: list[int]) -> list[np.ndarray
     for shown in faces + [values] * AT_REST:
         # The same seed draws the same camera, places and style; only the faces differ.
         scene = table_scene(board, rng=np.random.default_rng(seed), n_dice=len(values),
-                            dice_values=shown, noise_sigma=0.0,
+                            dice_values=shown, noise_sigma=0.0, dice_touching=touching,
                             board_image=texture, board_px_per_mm=ppm)
         noise = rng.normal(0.0, 2.0, scene.image.shape)
         frames.append(np.clip(scene.image + noise, 0, 255).astype(np.uint8))
@@ -70,11 +77,13 @@ def take_roll(board: Board, frames: list[np.ndarray], dice: int) -> tuple[Roll |
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=3, help="the table's random seed")
+    ap.add_argument("--touching", action="store_true", help="the dice rest face to face")
     args = ap.parse_args(argv)
     board = demo_board()
     values = [int(v) for v in np.random.default_rng(args.seed + 1000).integers(1, 7, 2)]
     print(f"board {board.name!r}; the dice come to rest showing {sorted(values)}")
-    roll, n = take_roll(board, camera_frames(board, args.seed, values), len(values))
+    frames = camera_frames(board, args.seed, values, args.touching)
+    roll, n = take_roll(board, frames, len(values))
     if roll is None:
         print(f"no roll in {n} frames: the dice never lay still long enough")
         return 1

@@ -133,3 +133,42 @@ def test_a_die_between_the_probed_points_is_found(monkeypatch: pytest.MonkeyPatc
     img, a, b = _pair(2, 6, angle, distance=distance)
     seen = _read_first_only(monkeypatch, DiceReader(), img, a)
     assert sorted(s[2] for s in seen) == [2, 6], seen
+
+
+def _read_proposed(monkeypatch: pytest.MonkeyPatch, img: np.ndarray, at: tuple[float, float],
+                   size: float) -> list[tuple[float, float, int | None]]:
+    """Read ``img`` at the known size with the detector scripted to propose one die
+    at ``at``, ``size`` dice across."""
+    reader = DiceReader()
+    probs = np.full(7, 1 / 7)
+    monkeypatch.setattr(reader, "_proposals",
+                        lambda out, w, h, threshold=None: [(*at, size * DIE, 0.8, probs)])
+    return [(d.center[0], d.center[1], d.value) for d in reader.read(img, die_px=DIE)]
+
+
+@pytest.mark.parametrize(("first", "second", "angle"), [(3, 5, 0.0), (6, 2, 40.0), (4, 1, 100.0)])
+def test_a_pair_proposed_as_one_die_is_split(monkeypatch: pytest.MonkeyPatch, first: int,
+                                             second: int, angle: float) -> None:
+    """The detector proposes two dice face to face as one large die between them (a
+    domino, read "unreadable"): the reader finds the two dice either side."""
+    img, a, b = _pair(first, second, angle)
+    mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+    seen = _read_proposed(monkeypatch, img, mid, 1.6)
+    assert len(seen) == 2, seen
+    for (x, y), value in ((a, first), (b, second)):
+        near = min(seen, key=lambda s: math.dist(s[:2], (x, y)))
+        assert near[2] == value and math.dist(near[:2], (x, y)) <= 0.2 * DIE, seen
+
+
+def test_a_cocked_die_proposed_large_is_not_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cocked die also shows two faces side by side: proposed large at its centre it
+    stays one die, never two numbers (seeds of the cocked-dice test, six colours)."""
+    numbered = 0
+    for i in range(12):
+        img = _table()
+        rng = np.random.default_rng(30 + i)
+        draw_die(img, rng, 300, 240, DIE, 1 + i % 6, cocked=True,
+                 angle=float(rng.uniform(0, 90)))
+        seen = _read_proposed(monkeypatch, img, (300.0, 240.0), 1.4)
+        numbered += len(seen) > 1 or any(s[2] is not None for s in seen)
+    assert numbered <= 1, numbered

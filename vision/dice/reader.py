@@ -236,6 +236,10 @@ class DiceReader:
         self.neighbour_busiest = 4
         self.neighbour_busy = 0.1
         self.neighbour_refine_below = 0.99
+        #: With ``die_px`` (and ``neighbour_probe``): a die read ``null`` proposed
+        #: ``split_oversize`` die sizes or larger, alone, may be two dice face to
+        #: face seen as one (:meth:`_split_pairs`); above ~2: off.
+        self.split_oversize = 1.25
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None,
@@ -320,6 +324,7 @@ class DiceReader:
             return []
         judged = self._judge(img, props, scale, die_px, covers)
         if die_px is not None and self.neighbour_probe:
+            judged = self._split_pairs(img, judged, die_px)
             judged += self._neighbours(img, judged, die_px)
         found = [replace(c, cx=c.cx + ox, cy=c.cy + oy) for c in judged]
         found.sort(key=lambda c: (c.cy, c.cx))
@@ -511,6 +516,79 @@ class DiceReader:
             if not self.degraded(c):
                 extra.append(c)
         return extra
+
+    def _split_pairs(self, img: np.ndarray, found: list[Candidate],
+                     die_px: float) -> list[Candidate]:
+        """``found`` (candidates in ``img``'s pixels), with each lone die read ``null``
+        whose proposal is ``split_oversize`` die sizes or larger replaced by two dice
+        face to face, where the classifier reads both surely.
+
+        The detector sometimes proposes a pair of touching dice as one die between
+        them (a domino), which the classifier calls unreadable. For each of
+        ``neighbour_directions`` / 2 axes through it, the two points half of
+        ``neighbour_distance`` dice either side are read in one view; on the axis
+        whose less sure side is surest, both are read in the other ``views``, and
+        both must read a value at ``weak_value_threshold`` with "not a die" at
+        ``weak_not_die`` or less, their crops neither too noisy nor blurred."""
+        kept = [c for c in found if self.keeps(c)]
+        lonely = self.neighbour_lonely * die_px
+        half = self.neighbour_distance / 2 * die_px
+        axes = [math.pi * k / (self.neighbour_directions // 2)
+                for k in range(self.neighbour_directions // 2)]
+        out = list(found)
+        for c in kept:
+            if (c.weak or c.size < self.split_oversize * die_px or self.degraded(c)
+                    or self.decide(c).value is not None or any(
+                        o is not c and math.hypot(o.cx - c.cx, o.cy - c.cy) < lonely
+                        for o in kept)):
+                continue
+            sides = [((c.cx + half * math.cos(a), c.cy + half * math.sin(a)),
+                      (c.cx - half * math.cos(a), c.cy - half * math.sin(a))) for a in axes]
+            points = [p for pair in sides for p in pair]
+            crops = [face_crop(img, x, y, die_px, 0.0, False, self.cls_size, self.crop_factor)
+                     for x, y in points]
+            probs = self._classify(crops)
+
+            def sure(pc: np.ndarray) -> float:
+                pv = _outcome_probs(pc)
+                k = int(np.argmax(pv))
+                return 0.0 if k == _UNREADABLE or pc[_NOT_DIE] >= self.not_die_threshold \
+                    else float(pv[k])
+
+            best = max(range(len(axes)),
+                       key=lambda j: min(sure(probs[2 * j]), sure(probs[2 * j + 1])))
+            if min(sure(probs[2 * best]), sure(probs[2 * best + 1])) <= 0.0:
+                continue
+            pair = [self._read_beside(img, x, y, die_px, crops[2 * best + m],
+                                      probs[2 * best + m])
+                    for m, (x, y) in enumerate(sides[best])]
+            if all(d is not None for d in pair):
+                out.remove(c)
+                out += [d for d in pair if d is not None]
+        return out
+
+    def _read_beside(self, img: np.ndarray, x: float, y: float, die_px: float,
+                     crop: np.ndarray, first: np.ndarray) -> Candidate | None:
+        """A die at (x, y) that no proposal gave, read in ``crop`` (the first view,
+        probabilities ``first``) and the other ``views``: a candidate when all
+        views read a value at ``weak_value_threshold``, "not a die" at
+        ``weak_not_die`` or less, and the crop is neither too noisy nor blurred."""
+        views = _VIEWS[1: max(1, self.views)]
+        rows = [first]
+        if views:
+            rows += list(self._classify([face_crop(img, x, y, die_px, angle, flip, self.cls_size,
+                                                   self.crop_factor) for angle, flip in views]))
+        pc = np.mean(rows, axis=0)
+        pv = _outcome_probs(pc)
+        k = int(np.argmax(pv))
+        if k == _UNREADABLE or pv[k] < self.weak_value_threshold or pc[_NOT_DIE] > self.weak_not_die:
+            return None
+        zoom = self.cls_size / (die_px * self.crop_factor)
+        c = Candidate(x, y, die_px, self._lowest_peak(sized=True), tuple(float(v) for v in pv),
+                      float(pc[_NOT_DIE]), weak=True, die_sized=True,
+                      noise=round(noise_sigma(img) * min(1.0, zoom), 2),
+                      blur=round(edge_width(crop) / max(1.0, zoom), 3), beside=True)
+        return None if self.degraded(c) else c
 
     def _surest(self, probs: np.ndarray, above: float = 0.0) -> tuple[int, float] | None:
         """The row of classifier ``probs`` read most surely as a value (not
