@@ -490,32 +490,32 @@ class DiceReader:
                         crop, pc = near_crops[better[0]], near_probs[better[0]]
                 picks.append((x, y, crop, pc))
             n += len(points)
-        if not picks:
-            return []
-        views = _VIEWS[1: max(1, self.views)]  # the first is the crop as it is
-        rest = np.zeros((len(picks), 0, probs.shape[1]), np.float32)
-        if views:
-            rest = self._classify([face_crop(img, x, y, die_px, angle, flip, self.cls_size,
-                                             self.crop_factor)
-                                   for x, y, _, _ in picks for angle, flip in views]
-                                  ).reshape(len(picks), len(views), -1)
-        zoom = self.cls_size / (die_px * self.crop_factor)
         extra: list[Candidate] = []
-        for (x, y, crop, first), others in zip(picks, rest, strict=True):
-            pc = np.vstack([first[None], others]).mean(axis=0)
-            pv = _outcome_probs(pc)
-            k = int(np.argmax(pv))
-            if (k == _UNREADABLE or pv[k] < self.weak_value_threshold
-                    or pc[_NOT_DIE] > self.weak_not_die or any(
-                        math.hypot(o.cx - x, o.cy - y) < 0.5 * die_px for o in kept + extra)):
+        for x, y, crop, first in picks:
+            if any(math.hypot(o.cx - x, o.cy - y) < 0.5 * die_px for o in kept + extra):
                 continue
-            c = Candidate(x, y, die_px, self._lowest_peak(sized=True),
-                          tuple(float(v) for v in pv), float(pc[_NOT_DIE]), weak=True,
-                          die_sized=True, noise=round(noise_sigma(img) * min(1.0, zoom), 2),
-                          blur=round(edge_width(crop) / max(1.0, zoom), 3), beside=True)
-            if not self.degraded(c):
+            c = self._read_beside(img, x, y, die_px, crop, first)
+            if c is not None:
                 extra.append(c)
         return extra
+
+    def _sureness(self, pc: np.ndarray) -> float:
+        """How surely a classifier row reads a value: the probability of the most
+        likely outcome if it is a value and "not a die" is below
+        ``not_die_threshold``, else 0."""
+        pv = _outcome_probs(pc)
+        k = int(np.argmax(pv))
+        return 0.0 if k == _UNREADABLE or pc[_NOT_DIE] >= self.not_die_threshold else float(pv[k])
+
+    def _surest(self, probs: np.ndarray, above: float = 0.0) -> tuple[int, float] | None:
+        """The row of classifier ``probs`` read most surely as a value
+        (:meth:`_sureness`), with that sureness, if it is above ``above``."""
+        best: tuple[int, float] | None = None
+        for i, pc in enumerate(probs):
+            s = self._sureness(pc)
+            if s > (above if best is None else max(above, best[1])):
+                best = (i, s)
+        return best
 
     def _split_pairs(self, img: np.ndarray, found: list[Candidate],
                      die_px: float) -> list[Candidate]:
@@ -548,23 +548,15 @@ class DiceReader:
             crops = [face_crop(img, x, y, die_px, 0.0, False, self.cls_size, self.crop_factor)
                      for x, y in points]
             probs = self._classify(crops)
-
-            def sure(pc: np.ndarray) -> float:
-                pv = _outcome_probs(pc)
-                k = int(np.argmax(pv))
-                return 0.0 if k == _UNREADABLE or pc[_NOT_DIE] >= self.not_die_threshold \
-                    else float(pv[k])
-
-            best = max(range(len(axes)),
-                       key=lambda j: min(sure(probs[2 * j]), sure(probs[2 * j + 1])))
-            if min(sure(probs[2 * best]), sure(probs[2 * best + 1])) <= 0.0:
+            sure = [self._sureness(pc) for pc in probs]
+            best = max(range(len(axes)), key=lambda j: min(sure[2 * j], sure[2 * j + 1]))
+            if min(sure[2 * best], sure[2 * best + 1]) <= 0.0:
                 continue
             pair = [self._read_beside(img, x, y, die_px, crops[2 * best + m],
                                       probs[2 * best + m])
                     for m, (x, y) in enumerate(sides[best])]
             if all(d is not None for d in pair):
-                out.remove(c)
-                out += [d for d in pair if d is not None]
+                out = [o for o in out if o is not c] + [d for d in pair if d is not None]
         return out
 
     def _read_beside(self, img: np.ndarray, x: float, y: float, die_px: float,
@@ -589,19 +581,6 @@ class DiceReader:
                       noise=round(noise_sigma(img) * min(1.0, zoom), 2),
                       blur=round(edge_width(crop) / max(1.0, zoom), 3), beside=True)
         return None if self.degraded(c) else c
-
-    def _surest(self, probs: np.ndarray, above: float = 0.0) -> tuple[int, float] | None:
-        """The row of classifier ``probs`` read most surely as a value (not
-        "unreadable", "not a die" below ``not_die_threshold``), with that value's
-        probability, if it is above ``above``."""
-        best: tuple[int, float] | None = None
-        for i, pc in enumerate(probs):
-            pv = _outcome_probs(pc)
-            k = int(np.argmax(pv))
-            if (k != _UNREADABLE and pc[_NOT_DIE] < self.not_die_threshold
-                    and pv[k] > (above if best is None else max(above, best[1]))):
-                best = (i, float(pv[k]))
-        return best
 
     def _with_large_dice(self, small: np.ndarray, props: list[_Proposal]
                          ) -> tuple[list[_Proposal], dict[int, list[int]]]:
