@@ -15,7 +15,6 @@ board has one and the synthetic dice lie in it.
 from __future__ import annotations
 
 import json
-import math
 import time
 from typing import IO, Any
 
@@ -24,23 +23,13 @@ import numpy as np
 
 from companion.boards import Board
 from vision.board import locate_board
-from vision.dice.data import closest_first
+from vision.dice.data import closest_pairs
 from vision.markers import to_gray
 from vision.synth import demo_board, random_riders, table_scene
 from vision.tokens import read_tokens
 
 PI4_FACTOR = (3.0, 4.0)  # a Raspberry Pi 4 core is 3-4x slower than this machine's
 DICE_MATCH_PX = 25.0  # a reading this close to a true die's centre is its reading
-
-
-def _closest_pairs(truth: list[tuple[float, float]], seen: list[tuple[float, float]],
-                   within: float) -> list[tuple[int, int]]:
-    """Match readings to true dice, closest pairs first, each used once, no farther
-    apart than ``within`` pixels: (truth index, reading index) pairs. Two dice
-    touching lie closer than ``within``; taking them die by die would match a die
-    the reader missed to its neighbour's reading and count a wrong value."""
-    return closest_first([(math.dist(t, r), i, k) for i, t in enumerate(truth)
-                          for k, r in enumerate(seen) if math.dist(t, r) < within])
 
 
 def _dice_reader() -> Any:
@@ -118,7 +107,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
                 continue
             dice_in_area += bool(sc.params.get("dice_in_area"))
             dice_total += len(sc.dice)
-            pairs = _closest_pairs([d.center for d in sc.dice], [r.center for r in dice],
+            pairs = closest_pairs([d.center for d in sc.dice], [r.center for r in dice],
                                    DICE_MATCH_PX)
             for i, k in pairs:
                 got = dice[k].value

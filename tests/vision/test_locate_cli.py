@@ -172,12 +172,12 @@ def test_locate_with_dice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 def test_bench_dice_matching_takes_closest_pairs_first() -> None:
     """Two touching dice, the reader saw only the second: the one reading is the second
     die's (right or wrong by its value), not a wrong value for the first."""
-    from vision.bench import _closest_pairs
+    from vision.dice.data import closest_pairs
 
     truth = [(100.0, 100.0), (100.0, 120.0)]
-    assert _closest_pairs(truth, [(100.5, 119.0)], 25.0) == [(1, 0)]
-    assert _closest_pairs(truth, [(100.0, 121.0), (99.0, 101.0)], 25.0) == [(1, 0), (0, 1)]
-    assert _closest_pairs(truth, [(200.0, 200.0)], 25.0) == []
+    assert closest_pairs(truth, [(100.5, 119.0)], 25.0) == [(1, 0)]
+    assert closest_pairs(truth, [(100.0, 121.0), (99.0, 101.0)], 25.0) == [(1, 0), (0, 1)]
+    assert closest_pairs(truth, [(200.0, 200.0)], 25.0) == []
 
 
 def test_bench_vision_touching_dice(capsys: pytest.CaptureFixture[str]) -> None:

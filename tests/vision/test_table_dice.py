@@ -12,7 +12,7 @@ import pytest
 from companion.boards import Board, load_board
 from vision.board import BoardPose, locate_board
 from vision.dice import read_dice
-from vision.dice.data import closest_first
+from vision.dice.data import closest_pairs
 from vision.dice.reader import DiceReader
 from vision.render import DICE_AREA_BGR, render_board
 from vision.synth import random_riders, table_scene
@@ -98,9 +98,7 @@ def _touching_verdicts(board: Board, reader: DiceReader, scenes: int) -> Counter
     for seed in range(scenes):
         sc = _scene(board, seed, dice_touching=True)
         found = read_table_dice(sc.image, board, locate_board(sc.image, board), reader=reader)
-        pairs = closest_first([(math.dist(d.center, r.center), i, k)
-                               for i, d in enumerate(sc.dice) for k, r in enumerate(found)
-                               if math.dist(d.center, r.center) < 20])
+        pairs = closest_pairs([d.center for d in sc.dice], [r.center for r in found], 20)
         c["false"] += len(found) - len(pairs)
         c["missed"] += len(sc.dice) - len(pairs)
         for i, k in pairs:

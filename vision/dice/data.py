@@ -161,3 +161,14 @@ def closest_first(candidates: list[tuple[float, int, int]]) -> list[tuple[int, i
             used_s.add(j)
             pairs.append((i, j))
     return pairs
+
+
+def closest_pairs(truth: list[tuple[float, float]], seen: list[tuple[float, float]],
+                  within: float) -> list[tuple[int, int]]:
+    """Match readings to true dice by their centres, closest pairs first, each used
+    once, no farther apart than ``within`` pixels: (truth index, reading index)
+    pairs. Two dice touching lie closer than ``within``; taking them die by die
+    would match a die the reader missed to its neighbour's reading and count a
+    wrong value."""
+    return closest_first([(math.dist(t, r), i, k) for i, t in enumerate(truth)
+                          for k, r in enumerate(seen) if math.dist(t, r) < within])

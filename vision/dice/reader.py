@@ -450,11 +450,9 @@ class DiceReader:
         nor blurred, and no other die lies within half a die of it. Its ``score``
         is the lowest a proposal may have at a known size."""
         kept = [c for c in found if self.keeps(c)]
-        lonely = self.neighbour_lonely * die_px
         looks: list[tuple[tuple[float, float], list[tuple[float, float]]]] = []
-        for a in kept:
-            if self.decide(a).value is None or any(
-                    o is not a and math.hypot(o.cx - a.cx, o.cy - a.cy) < lonely for o in kept):
+        for a in self._lone(kept, die_px):
+            if self.decide(a).value is None:
                 continue
             points = probe_points(a.cx, a.cy, die_px, self.neighbour_distance,
                                   self.neighbour_directions)
@@ -465,13 +463,7 @@ class DiceReader:
                 looks.append(((a.cx, a.cy), points))
         if not looks:
             return []
-
-        def one_view(points: list[tuple[float, float]]) -> tuple[list[np.ndarray], np.ndarray]:
-            crops = [face_crop(img, x, y, die_px, 0.0, False, self.cls_size, self.crop_factor)
-                     for x, y in points]
-            return crops, self._classify(crops)
-
-        crops, probs = one_view([p for _, points in looks for p in points])
+        crops, probs = self._one_view(img, [p for _, points in looks for p in points], die_px)
         picks: list[tuple[float, float, np.ndarray, np.ndarray]] = []  # x, y, crop, probs
         n = 0
         for (ax, ay), points in looks:
@@ -483,7 +475,7 @@ class DiceReader:
                 if p < self.neighbour_refine_below:
                     near = points_around(ax, ay, x, y, die_px,
                                          math.pi / self.neighbour_directions)
-                    near_crops, near_probs = one_view(near)
+                    near_crops, near_probs = self._one_view(img, near, die_px)
                     better = self._surest(near_probs, above=p)
                     if better is not None:
                         x, y = near[better[0]]
@@ -498,6 +490,20 @@ class DiceReader:
             if c is not None:
                 extra.append(c)
         return extra
+
+    def _lone(self, kept: list[Candidate], die_px: float) -> list[Candidate]:
+        """The dice of ``kept`` with no other within ``neighbour_lonely`` dice."""
+        lonely = self.neighbour_lonely * die_px
+        return [a for a in kept if not any(
+            o is not a and math.hypot(o.cx - a.cx, o.cy - a.cy) < lonely for o in kept)]
+
+    def _one_view(self, img: np.ndarray, points: list[tuple[float, float]],
+                  die_px: float) -> tuple[list[np.ndarray], np.ndarray]:
+        """Crops of dice ``die_px`` across centred on ``points``, as they are (the
+        first view), and the classifier's rows for them."""
+        crops = [face_crop(img, x, y, die_px, 0.0, False, self.cls_size, self.crop_factor)
+                 for x, y in points]
+        return crops, self._classify(crops)
 
     def _sureness(self, pc: np.ndarray) -> float:
         """How surely a classifier row reads a value: the probability of the most
@@ -530,24 +536,17 @@ class DiceReader:
         whose less sure side is surest, both are read in the other ``views``, and
         both must read a value at ``weak_value_threshold`` with "not a die" at
         ``weak_not_die`` or less, their crops neither too noisy nor blurred."""
-        kept = [c for c in found if self.keeps(c)]
-        lonely = self.neighbour_lonely * die_px
         half = self.neighbour_distance / 2 * die_px
         axes = [math.pi * k / (self.neighbour_directions // 2)
                 for k in range(self.neighbour_directions // 2)]
         out = list(found)
-        for c in kept:
+        for c in self._lone([c for c in found if self.keeps(c)], die_px):
             if (c.weak or c.size < self.split_oversize * die_px or self.degraded(c)
-                    or self.decide(c).value is not None or any(
-                        o is not c and math.hypot(o.cx - c.cx, o.cy - c.cy) < lonely
-                        for o in kept)):
+                    or self.decide(c).value is not None):
                 continue
             sides = [((c.cx + half * math.cos(a), c.cy + half * math.sin(a)),
                       (c.cx - half * math.cos(a), c.cy - half * math.sin(a))) for a in axes]
-            points = [p for pair in sides for p in pair]
-            crops = [face_crop(img, x, y, die_px, 0.0, False, self.cls_size, self.crop_factor)
-                     for x, y in points]
-            probs = self._classify(crops)
+            crops, probs = self._one_view(img, [p for pair in sides for p in pair], die_px)
             sure = [self._sureness(pc) for pc in probs]
             best = max(range(len(axes)), key=lambda j: min(sure[2 * j], sure[2 * j + 1]))
             if min(sure[2 * best], sure[2 * best + 1]) <= 0.0:
