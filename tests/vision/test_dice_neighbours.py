@@ -172,3 +172,46 @@ def test_a_cocked_die_proposed_large_is_not_split(monkeypatch: pytest.MonkeyPatc
         seen = _read_proposed(monkeypatch, img, (300.0, 240.0), 1.4)
         numbered += len(seen) > 1 or any(s[2] is not None for s in seen)
     assert numbered <= 1, numbered
+
+
+@pytest.mark.parametrize(("first", "second", "angle", "size"),
+                         [(3, 5, 0.0, 1.45), (6, 2, 40.0, 1.6), (2, 6, 20.0, 1.45)])
+def test_a_die_proposed_with_part_of_its_neighbour_is_read_again(
+        monkeypatch: pytest.MonkeyPatch, first: int, second: int, angle: float,
+        size: float) -> None:
+    """The detector centres its proposal on one of two dice face to face but sizes it
+    to take in part of the other, and the crop reads unclearly: read again at the
+    known size and looked beside, both dice are found; without the re-read, one
+    ``null`` die."""
+    img, a, b = _pair(first, second, angle)
+    seen = _read_proposed(monkeypatch, img, a, size)
+    assert len(seen) == 2, seen
+    for (x, y), value in ((a, first), (b, second)):
+        near = min(seen, key=lambda s: math.dist(s[:2], (x, y)))
+        assert near[2] == value and math.dist(near[:2], (x, y)) <= 0.2 * DIE, seen
+    reader = DiceReader()
+    reader.reread_oversize = 9.0
+    probs = np.full(7, 1 / 7)
+    monkeypatch.setattr(reader, "_proposals",
+                        lambda out, w, h, threshold=None: [(*a, size * DIE, 0.8, probs)])
+    assert [d.value for d in reader.read(img, die_px=DIE)] == [None]
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_a_die_read_again_stays_null_with_no_neighbour(monkeypatch: pytest.MonkeyPatch,
+                                                       value: int) -> None:
+    """A lone die proposed large and read unclearly, whose re-read at the known size
+    alone would give a value: with no die beside it to explain the size, it stays
+    ``null`` (a cocked die's crop may read a number at the known size)."""
+    img = _table()
+    draw_die(img, np.random.default_rng(value), 300, 240, DIE, value, angle=15.0 * value,
+             body=(235, 235, 235), pip=(20, 20, 20), shadow=True)
+    reader = DiceReader()
+    reader.value_threshold = 0.9999  # the proposal's own crop reads unclearly
+    reader.confirm_threshold = 1.01  # and no second look
+    crops, probs = reader._one_view(img, [(300.0, 240.0)], DIE)
+    assert reader._read_beside(img, 300.0, 240.0, DIE, crops[0], probs[0]) is not None
+    flat = np.full(7, 1 / 7)
+    monkeypatch.setattr(reader, "_proposals",
+                        lambda out, w, h, threshold=None: [(300.0, 240.0, 1.45 * DIE, 0.8, flat)])
+    assert [d.value for d in reader.read(img, die_px=DIE)] == [None]

@@ -11,7 +11,9 @@ value is not clearly the most likely outcome, or whose crop is too noisy or
 blurred, is reported with ``value=None`` ("seen, roll again") rather than a
 guess (:meth:`DiceReader.decide`). At a known die size it also looks beside a
 lone die for one touching it face to face, which the detector often misses
-(:meth:`DiceReader._neighbours`). See docs/dice.md.
+(:meth:`DiceReader._neighbours`), and at a pair it proposed as one unclear die
+(:meth:`DiceReader._split_pairs`, :meth:`DiceReader._reread_dominoes`). See
+docs/dice.md.
 """
 
 from __future__ import annotations
@@ -91,8 +93,10 @@ class Candidate:
     where the crop enlarges the die, in the frame. ``confirmed``: its most likely
     value was doubtful but the classifier read the same value surely in the
     crop's :func:`~vision.dice.contrast_view.contrast_view` (``DiceReader.decide``).
-    ``beside``: no proposal of the detector, found by looking beside a lone die
-    (:meth:`DiceReader._neighbours`).
+    ``beside``: read where no proposal of the detector was, or not at its size:
+    found by looking beside a lone die (:meth:`DiceReader._neighbours`), either
+    side of a split pair (:meth:`DiceReader._split_pairs`), or read again at the
+    known size (:meth:`DiceReader._reread_dominoes`).
     """
 
     cx: float
@@ -240,6 +244,10 @@ class DiceReader:
         #: ``split_oversize`` die sizes or larger, alone, may be two dice face to
         #: face seen as one (:meth:`_split_pairs`); above ~2: off.
         self.split_oversize = 1.25
+        #: With ``die_px``: a die read ``null`` proposed ``reread_oversize`` die
+        #: sizes or larger, alone, may be one die of a pair seen whole with part of
+        #: its neighbour (:meth:`_reread_dominoes`); above ~2: off.
+        self.reread_oversize = 1.15
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None,
@@ -325,6 +333,7 @@ class DiceReader:
         judged = self._judge(img, props, scale, die_px, covers)
         if die_px is not None and self.neighbour_probe:
             judged = self._split_pairs(img, judged, die_px)
+            judged = self._reread_dominoes(img, judged, die_px)
             judged += self._neighbours(img, judged, die_px)
         found = [replace(c, cx=c.cx + ox, cy=c.cy + oy) for c in judged]
         found.sort(key=lambda c: (c.cy, c.cx))
@@ -556,6 +565,34 @@ class DiceReader:
                     for m, (x, y) in enumerate(sides[best])]
             if all(d is not None for d in pair):
                 out = [o for o in out if o is not c] + [d for d in pair if d is not None]
+        return out
+
+    def _reread_dominoes(self, img: np.ndarray, found: list[Candidate],
+                         die_px: float) -> list[Candidate]:
+        """``found`` (candidates in ``img``'s pixels), with each lone die read ``null``
+        whose proposal is ``reread_oversize`` die sizes or larger replaced by two
+        dice face to face, where both are read surely.
+
+        The detector sometimes centres such a proposal on one die of a touching
+        pair but sizes it to take in part of the other, and the crop reads
+        unclearly. It is read again in a crop of the known die size and, if that
+        passes the weak proposal's bar, looked beside as a lone valued die is
+        (:meth:`_neighbours`); only if a die beside it passes the bar too, the
+        oversize explained, are the two reported instead of the ``null``."""
+        out = list(found)
+        for c in self._lone([c for c in found if self.keeps(c)], die_px):
+            if (c.weak or c.size < self.reread_oversize * die_px or self.degraded(c)
+                    or self.decide(c).value is not None):
+                continue
+            crops, probs = self._one_view(img, [(c.cx, c.cy)], die_px)
+            again = self._read_beside(img, c.cx, c.cy, die_px, crops[0], probs[0])
+            if again is None:
+                continue
+            others = [o for o in out if o is not c and self.keeps(o)]
+            beside = [b for b in self._neighbours(img, [again], die_px) if not any(
+                math.hypot(o.cx - b.cx, o.cy - b.cy) < 0.5 * die_px for o in others)]
+            if beside:
+                out = [o for o in out if o is not c] + [again] + beside
         return out
 
     def _read_beside(self, img: np.ndarray, x: float, y: float, die_px: float,
