@@ -9,10 +9,13 @@ per-image ratios B / A (below 1: B is faster)::
     .venv/bin/python tools/time_dice_ab.py --b-det /tmp/run/dice.onnx
     .venv/bin/python tools/time_dice_ab.py --b-cls /tmp/c.onnx --resize 2028x1520
     .venv/bin/python tools/time_dice_ab.py --a-set confirm_threshold=2   # a setting off in A
+    .venv/bin/python tools/time_dice_ab.py --known-size --a-set domino_weak=0
 
 A and B default to the committed models; give the other files with
-``--a-det/--a-cls/--b-det/--b-cls`` and numeric ``DiceReader`` settings with
-``--a-set/--b-set NAME=VALUE``. One core (``cv2.setNumThreads(1)``), as the
+``--a-det/--a-cls/--b-det/--b-cls`` and numeric (or true/false as 1/0)
+``DiceReader`` settings with ``--a-set/--b-set NAME=VALUE``; ``--known-size``
+tells both readers each photo's die size, as ``bench dice --known-size``
+does. One core (``cv2.setNumThreads(1)``), as the
 targets are stated.
 """
 
@@ -30,16 +33,23 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from vision.dice.data import default_data_dir, list_images, list_sets  # noqa: E402
+from vision.dice.data import (  # noqa: E402
+    default_data_dir,
+    label_path_for,
+    labelled_die_px,
+    list_images,
+    list_sets,
+    read_labels,
+)
 from vision.dice.reader import DiceReader  # noqa: E402
 from vision.dice.run import fit_frame  # noqa: E402
 from vision.image_file import read_image  # noqa: E402
 
 
-def read_ms(reader: DiceReader, img: np.ndarray) -> float:
-    """One read of ``img``, in milliseconds."""
+def read_ms(reader: DiceReader, img: np.ndarray, die_px: float | None = None) -> float:
+    """One read of ``img`` (at a known die size ``die_px`` if given), in milliseconds."""
     t0 = time.perf_counter()
-    reader.read(img)
+    reader.read(img, die_px=die_px)
     return 1000.0 * (time.perf_counter() - t0)
 
 
@@ -67,6 +77,8 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3, help="reads per image and reader; the best counts")
     ap.add_argument("--resize", default=None, metavar="WxH",
                     help="fit each photo into a camera-size frame first (as bench dice --resize)")
+    ap.add_argument("--known-size", action="store_true",
+                    help="tell the readers each photo's die size (as bench dice --known-size)")
     args = ap.parse_args()
     if args.repeats < 1:
         ap.error("--repeats must be at least 1")
@@ -92,24 +104,32 @@ def main() -> int:
     except ValueError as err:
         ap.error(str(err))
     for set_dir in sets:
-        imgs = []
+        imgs: list[tuple[np.ndarray, float | None]] = []
         for path in list_images(set_dir, args.split):
             try:
                 img = read_image(path)
+                h, w = img.shape[:2]
+                k = 1.0
+                if size is not None:
+                    img, k, _, _ = fit_frame(img, size)
+                die_px = None
+                if args.known_size:  # the labelled boxes, scaled as the photo was
+                    die_px = labelled_die_px(read_labels(label_path_for(path),
+                                                         round(w * k), round(h * k)))
             except ValueError as err:
                 print(f"skipped {path}: {err}", file=sys.stderr)
                 continue
-            imgs.append(img if size is None else fit_frame(img, size)[0])
+            imgs.append((img, die_px))
         if not imgs:
             continue
-        a.read(imgs[0])  # plan the networks before timing
-        b.read(imgs[0])
+        a.read(imgs[0][0], die_px=imgs[0][1])  # plan the networks before timing
+        b.read(imgs[0][0], die_px=imgs[0][1])
         ta, tb, ratios = [], [], []
-        for img in imgs:
+        for img, die_px in imgs:
             ra, rb = [], []
             for _ in range(args.repeats):
-                ra.append(read_ms(a, img))
-                rb.append(read_ms(b, img))
+                ra.append(read_ms(a, img, die_px))
+                rb.append(read_ms(b, img, die_px))
             ta.append(min(ra))
             tb.append(min(rb))
             ratios.append(min(rb) / min(ra))

@@ -132,6 +132,14 @@ def read_labels(label_path: Path, width: int, height: int) -> list[LabelledDie]:
     return dice
 
 
+def labelled_die_px(truth: list[LabelledDie]) -> float | None:
+    """The die size a caller that knows it would pass (``die_px``): the median
+    labelled box's longer side, or None when no die is labelled."""
+    if not truth:
+        return None
+    return float(np.median([max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in truth]))
+
+
 def label_path_for(image_path: Path) -> Path:
     """``SET/labels/NAME.txt`` for ``SET/images/NAME.jpg``."""
     return image_path.parent.parent / "labels" / (image_path.stem + ".txt")

@@ -248,6 +248,8 @@ class DiceReader:
         #: sizes or larger, alone, may be one die of a pair seen whole with part of
         #: its neighbour (:meth:`_reread_dominoes`); above ~2: off.
         self.reread_oversize = 1.15
+        #: Whether a weak proposal left unreported is looked at as such a pair too.
+        self.domino_weak = True
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None,
@@ -532,6 +534,24 @@ class DiceReader:
                 best = (i, s)
         return best
 
+    def _domino(self, c: Candidate, found: list[Candidate], die_px: float,
+                oversize: float) -> bool:
+        """Whether ``c`` of ``found`` may be two dice face to face seen as one: proposed
+        ``oversize`` die sizes or larger, not degraded, no other reported die within
+        ``neighbour_lonely`` dice, and either reported as ``null`` or (with
+        ``domino_weak``) a weak proposal not reported."""
+        if (c.size < oversize * die_px or self.degraded(c)
+                or c.not_die >= self.not_die_threshold):
+            return False
+        if self.keeps(c):
+            if c.weak or self.decide(c).value is not None:
+                return False
+        elif not (c.weak and self.domino_weak):
+            return False
+        lonely = self.neighbour_lonely * die_px
+        return not any(o is not c and self.keeps(o)
+                       and math.hypot(o.cx - c.cx, o.cy - c.cy) < lonely for o in found)
+
     def _split_pairs(self, img: np.ndarray, found: list[Candidate],
                      die_px: float) -> list[Candidate]:
         """``found`` (candidates in ``img``'s pixels), with each lone die read ``null``
@@ -549,9 +569,8 @@ class DiceReader:
         axes = [math.pi * k / (self.neighbour_directions // 2)
                 for k in range(self.neighbour_directions // 2)]
         out = list(found)
-        for c in self._lone([c for c in found if self.keeps(c)], die_px):
-            if (c.weak or c.size < self.split_oversize * die_px or self.degraded(c)
-                    or self.decide(c).value is not None):
+        for c in found:
+            if not self._domino(c, out, die_px, self.split_oversize):
                 continue
             sides = [((c.cx + half * math.cos(a), c.cy + half * math.sin(a)),
                       (c.cx - half * math.cos(a), c.cy - half * math.sin(a))) for a in axes]
@@ -580,9 +599,8 @@ class DiceReader:
         (:meth:`_neighbours`); only if a die beside it passes the bar too, the
         oversize explained, are the two reported instead of the ``null``."""
         out = list(found)
-        for c in self._lone([c for c in found if self.keeps(c)], die_px):
-            if (c.weak or c.size < self.reread_oversize * die_px or self.degraded(c)
-                    or self.decide(c).value is not None):
+        for c in found:
+            if not self._domino(c, out, die_px, self.reread_oversize):
                 continue
             crops, probs = self._one_view(img, [(c.cx, c.cy)], die_px)
             again = self._read_beside(img, c.cx, c.cy, die_px, crops[0], probs[0])

@@ -37,6 +37,7 @@ from vision.dice.data import (
     LabelledDie,
     closest_first,
     label_path_for,
+    labelled_die_px,
     list_images,
     list_sets,
     read_labels,
@@ -274,10 +275,7 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
         except LabelError as exc:
             score.skipped.append(str(exc))
             continue
-        die_px = None
-        if known_size and truth:
-            die_px = float(np.median([max(d.box[2] - d.box[0], d.box[3] - d.box[1])
-                                      for d in truth]))
+        die_px = labelled_die_px(truth) if known_size else None
         t0 = time.perf_counter()
         seen = reader.read(img, die_px=die_px)
         score.ms.append((time.perf_counter() - t0) * 1000)
