@@ -242,3 +242,27 @@ def test_a_pair_proposed_weakly_as_one_die_is_found(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(reader, "_proposals",
                         lambda out, w, h, threshold=None: [(*at, 1.6 * DIE, 0.35, flat)])
     assert reader.read(img, die_px=DIE) == []
+
+
+@pytest.mark.parametrize(("first", "second", "angle"), [(3, 5, 0.0), (6, 2, 40.0), (4, 1, 100.0)])
+@pytest.mark.parametrize("score", [0.8, 0.35])
+def test_a_pair_proposed_off_both_dice_is_found(monkeypatch: pytest.MonkeyPatch, first: int,
+                                                second: int, angle: float, score: float) -> None:
+    """The detector's one proposal at a touching pair sits 0.4 die off the first die,
+    away from the second, 1.6 dice across: neither its crop nor one of the die size
+    there reads surely. The reader looks half a die round it (``domino_search``),
+    finds the first die and the second beside it; without the search, no value."""
+    img, a, b = _pair(first, second, angle)
+    away = math.radians(angle + 90)
+    at = (a[0] + 0.4 * DIE * math.cos(away), a[1] + 0.4 * DIE * math.sin(away))
+    seen = _read_proposed(monkeypatch, img, at, 1.6, score)
+    assert len(seen) == 2, seen
+    for (x, y), value in ((a, first), (b, second)):
+        near = min(seen, key=lambda s: math.dist(s[:2], (x, y)))
+        assert near[2] == value and math.dist(near[:2], (x, y)) <= 0.2 * DIE, seen
+    reader = DiceReader()
+    reader.domino_search = 0.0
+    flat = np.full(7, 1 / 7)
+    monkeypatch.setattr(reader, "_proposals",
+                        lambda out, w, h, threshold=None: [(*at, 1.6 * DIE, score, flat)])
+    assert all(d.value is None for d in reader.read(img, die_px=DIE))

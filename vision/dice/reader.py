@@ -250,6 +250,10 @@ class DiceReader:
         self.reread_oversize = 1.15
         #: Whether a weak proposal left unreported is looked at as such a pair too.
         self.domino_weak = True
+        #: Where the re-read at such a proposal's centre finds no pair, the die is
+        #: looked for this many dice round it (12 points) and the pair from there;
+        #: 0: off.
+        self.domino_search = 0.5
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None,
@@ -602,16 +606,35 @@ class DiceReader:
         for c in found:
             if not self._domino(c, out, die_px, self.reread_oversize):
                 continue
-            crops, probs = self._one_view(img, [(c.cx, c.cy)], die_px)
-            again = self._read_beside(img, c.cx, c.cy, die_px, crops[0], probs[0])
-            if again is None:
-                continue
             others = [o for o in out if o is not c and self.keeps(o)]
-            beside = [b for b in self._neighbours(img, [again], die_px) if not any(
-                math.hypot(o.cx - b.cx, o.cy - b.cy) < 0.5 * die_px for o in others)]
-            if beside:
-                out = [o for o in out if o is not c] + [again] + beside
+            pair = self._pair_from(img, (c.cx, c.cy), die_px, others)
+            if pair is None and self.domino_search > 0:
+                around = probe_points(c.cx, c.cy, die_px, self.domino_search,
+                                      self.neighbour_directions // 2)
+                crops, probs = self._one_view(img, around, die_px)
+                surest = self._surest(probs)
+                if surest is not None:
+                    pair = self._pair_from(img, around[surest[0]], die_px, others,
+                                           crops[surest[0]], probs[surest[0]])
+            if pair is not None:
+                out = [o for o in out if o is not c] + pair
         return out
+
+    def _pair_from(self, img: np.ndarray, at: tuple[float, float], die_px: float,
+                   others: list[Candidate], crop: np.ndarray | None = None,
+                   first: np.ndarray | None = None) -> list[Candidate] | None:
+        """A die read at ``at`` and one face to face with it, both passing the weak
+        proposal's bar and the second not within half a die of ``others``; None
+        if either is not found. ``crop`` and ``first``: its first view, if read."""
+        if crop is None or first is None:
+            crops, probs = self._one_view(img, [at], die_px)
+            crop, first = crops[0], probs[0]
+        again = self._read_beside(img, at[0], at[1], die_px, crop, first)
+        if again is None:
+            return None
+        beside = [b for b in self._neighbours(img, [again], die_px) if not any(
+            math.hypot(o.cx - b.cx, o.cy - b.cy) < 0.5 * die_px for o in others)]
+        return [again, *beside] if beside else None
 
     def _read_beside(self, img: np.ndarray, x: float, y: float, die_px: float,
                      crop: np.ndarray, first: np.ndarray) -> Candidate | None:
