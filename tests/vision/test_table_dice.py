@@ -116,7 +116,9 @@ def test_a_die_face_to_face_with_another_is_looked_for(board: Board) -> None:
     without = _touching_verdicts(board, reader, 30)
     reader.neighbour_probe = True
     with_probe = _touching_verdicts(board, reader, 30)
-    # measured 42 right, 11 missed without; 51 right, 4 missed with; none wrong or false
+    # measured 42 right, 11 missed without; 51 right, 4 missed with (dice found by
+    # looking at a value of 0.95); 57 right, 1 missed at 0.9 (found_value_threshold,
+    # 2026-11-27 fifth session); none wrong or false
     assert with_probe["wrong"] == 0 and with_probe["false"] == 0, with_probe
     assert with_probe["right"] >= without["right"] + 6, (without, with_probe)
-    assert with_probe["right"] >= 49, with_probe
+    assert with_probe["right"] >= 55, with_probe

@@ -230,9 +230,9 @@ class DiceReader:
         #: ``neighbour_busy`` at least; ``vision.dice.neighbours``), and round the
         #: surest of those when it reads below ``neighbour_refine_below``. The
         #: detector often sees such a pair as one die. What is found there is
-        #: reported like a weak proposal read clearly: a value at
-        #: ``weak_value_threshold``, "not a die" at ``weak_not_die`` or less, not
-        #: degraded. Chosen on synthetic table scenes (docs/dice.md); False: off.
+        #: reported when read clearly (:meth:`_read_beside`: a value at
+        #: ``found_value_threshold``, "not a die" at ``weak_not_die`` or less, not
+        #: degraded). Chosen on synthetic table scenes (docs/dice.md); False: off.
         self.neighbour_probe = True
         self.neighbour_distance = 1.07
         self.neighbour_directions = 24
@@ -242,18 +242,21 @@ class DiceReader:
         self.neighbour_refine_below = 0.99
         #: With ``die_px`` (and ``neighbour_probe``): a die read ``null`` proposed
         #: ``split_oversize`` die sizes or larger, alone, may be two dice face to
-        #: face seen as one (:meth:`_split_pairs`); above ~2: off.
+        #: face seen as one between them (:meth:`_split_pairs`); above ~2: off.
         self.split_oversize = 1.25
-        #: With ``die_px``: a die read ``null`` proposed ``reread_oversize`` die
-        #: sizes or larger, alone, may be one die of a pair seen whole with part of
-        #: its neighbour (:meth:`_reread_dominoes`); above ~2: off.
+        #: ... or, from ``reread_oversize`` die sizes, one die of such a pair seen
+        #: with part of its neighbour (:meth:`_reread_dominoes`); above ~2: off.
         self.reread_oversize = 1.15
-        #: Whether a weak proposal left unreported is looked at as such a pair too.
+        #: Whether a weak proposal left unreported is looked at as such a pair too
+        #: (:meth:`_domino`).
         self.domino_weak = True
         #: Where the re-read at such a proposal's centre finds no pair, the die is
         #: looked for this many dice round it (12 points) and the pair from there;
         #: 0: off.
         self.domino_search = 0.5
+        #: The value a die found by looking (no proposal there, or not at its
+        #: size) needs in all views together (:meth:`_read_beside`).
+        self.found_value_threshold = 0.9
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None,
@@ -459,11 +462,10 @@ class DiceReader:
         (:func:`~vision.dice.neighbours.busyness`) are read in one view. Where the
         one read most surely as a value reads below ``neighbour_refine_below``, the
         points just round it (:func:`~vision.dice.neighbours.points_around`) are
-        read too, and the surest of all taken. It is read in the other ``views``
-        and kept when all views together read a value at ``weak_value_threshold``
-        and "not a die" at ``weak_not_die`` or less, its crop is neither too noisy
-        nor blurred, and no other die lies within half a die of it. Its ``score``
-        is the lowest a proposal may have at a known size."""
+        read too, and the surest of all taken. It is kept when it is read clearly
+        in all views (:meth:`_read_beside`) and no other die lies within half a
+        die of it. Its ``score`` is the lowest a proposal may have at a known
+        size."""
         kept = [c for c in found if self.keeps(c)]
         looks: list[tuple[tuple[float, float], list[tuple[float, float]]]] = []
         for a in self._lone(kept, die_px):
@@ -558,17 +560,16 @@ class DiceReader:
 
     def _split_pairs(self, img: np.ndarray, found: list[Candidate],
                      die_px: float) -> list[Candidate]:
-        """``found`` (candidates in ``img``'s pixels), with each lone die read ``null``
-        whose proposal is ``split_oversize`` die sizes or larger replaced by two dice
-        face to face, where the classifier reads both surely.
+        """``found`` (candidates in ``img``'s pixels), with each that may be a pair
+        seen as one (:meth:`_domino`, ``split_oversize`` die sizes or larger)
+        replaced by two dice face to face, where the classifier reads both surely.
 
         The detector sometimes proposes a pair of touching dice as one die between
         them (a domino), which the classifier calls unreadable. For each of
         ``neighbour_directions`` / 2 axes through it, the two points half of
         ``neighbour_distance`` dice either side are read in one view; on the axis
         whose less sure side is surest, both are read in the other ``views``, and
-        both must read a value at ``weak_value_threshold`` with "not a die" at
-        ``weak_not_die`` or less, their crops neither too noisy nor blurred."""
+        both must be read clearly (:meth:`_read_beside`)."""
         half = self.neighbour_distance / 2 * die_px
         axes = [math.pi * k / (self.neighbour_directions // 2)
                 for k in range(self.neighbour_directions // 2)]
@@ -592,16 +593,16 @@ class DiceReader:
 
     def _reread_dominoes(self, img: np.ndarray, found: list[Candidate],
                          die_px: float) -> list[Candidate]:
-        """``found`` (candidates in ``img``'s pixels), with each lone die read ``null``
-        whose proposal is ``reread_oversize`` die sizes or larger replaced by two
-        dice face to face, where both are read surely.
+        """``found`` (candidates in ``img``'s pixels), with each that may be a pair
+        seen as one (:meth:`_domino`, ``reread_oversize`` die sizes or larger)
+        replaced by two dice face to face, where both are read surely.
 
         The detector sometimes centres such a proposal on one die of a touching
-        pair but sizes it to take in part of the other, and the crop reads
-        unclearly. It is read again in a crop of the known die size and, if that
-        passes the weak proposal's bar, looked beside as a lone valued die is
-        (:meth:`_neighbours`); only if a die beside it passes the bar too, the
-        oversize explained, are the two reported instead of the ``null``."""
+        pair but sizes it to take in part of the other, or off both, and the crop
+        reads unclearly. The die and one beside it are looked for from its centre
+        (:meth:`_pair_from`) and, failing that, from the surest of 12 points
+        ``domino_search`` dice round it; only if both are read clearly, the size
+        explained, are the two reported instead of the proposal."""
         out = list(found)
         for c in found:
             if not self._domino(c, out, die_px, self.reread_oversize):
@@ -640,7 +641,7 @@ class DiceReader:
                      crop: np.ndarray, first: np.ndarray) -> Candidate | None:
         """A die at (x, y) that no proposal gave, read in ``crop`` (the first view,
         probabilities ``first``) and the other ``views``: a candidate when all
-        views read a value at ``weak_value_threshold``, "not a die" at
+        views together read a value at ``found_value_threshold``, "not a die" at
         ``weak_not_die`` or less, and the crop is neither too noisy nor blurred."""
         views = _VIEWS[1: max(1, self.views)]
         rows = [first]
@@ -650,7 +651,7 @@ class DiceReader:
         pc = np.mean(rows, axis=0)
         pv = _outcome_probs(pc)
         k = int(np.argmax(pv))
-        if k == _UNREADABLE or pv[k] < self.weak_value_threshold or pc[_NOT_DIE] > self.weak_not_die:
+        if k == _UNREADABLE or pv[k] < self.found_value_threshold or pc[_NOT_DIE] > self.weak_not_die:
             return None
         zoom = self.cls_size / (die_px * self.crop_factor)
         c = Candidate(x, y, die_px, self._lowest_peak(sized=True), tuple(float(v) for v in pv),
