@@ -1,5 +1,6 @@
-"""Looking beside a lone die for one face to face with it (``vision.dice.neighbours``,
-``DiceReader._neighbours``): the detector often sees two touching dice as one."""
+"""Dice face to face at a known size: looking beside a lone die for one touching it
+(``vision.dice.neighbours``, ``DiceReader._neighbours``), splitting and re-reading a
+pair the detector proposed as one die, and the (optional) off-size check."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.dice.neighbours import busyness, points_around, probe_points
-from vision.dice.reader import DiceReader
+from vision.dice.reader import Candidate, DiceReader
 from vision.dice.synth import draw_die
 
 DIE = 40.0  # die_px: the reader's die_target, so detector pixels are frame pixels
@@ -266,3 +267,25 @@ def test_a_pair_proposed_off_both_dice_is_found(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(reader, "_proposals",
                         lambda out, w, h, threshold=None: [(*at, 1.6 * DIE, score, flat)])
     assert all(d.value is None for d in reader.read(img, die_px=DIE))
+
+
+@pytest.mark.parametrize("value", range(2, 7))
+def test_off_size_check_withholds_a_pip_read_as_a_one(value: int) -> None:
+    """``check_off_size`` (off by default, docs/dice-history.md): a reading proposed
+    far smaller than the known die, on one of its corner pips and read "1", is read
+    again in a crop of the die's size; that crop does not read "1", so the value is
+    withheld. A slightly small proposal at the die's centre keeps its value, and a
+    die-sized one is not checked."""
+    img = _table()
+    draw_die(img, np.random.default_rng(value), 300, 240, DIE, value, angle=0.0,
+             body=(235, 235, 235), pip=(20, 20, 20), shadow=False)
+    one = tuple(0.97 if k == 0 else 0.005 for k in range(7))
+    right = tuple(0.97 if k == value - 1 else 0.005 for k in range(7))
+    found = [Candidate(300 + 0.28 * DIE, 240 + 0.28 * DIE, 0.5 * DIE, 0.6, one),
+             Candidate(300.0, 240.0, 0.8 * DIE, 0.6, right),
+             Candidate(300.0, 240.0, DIE, 0.6, one)]
+    reader = DiceReader()
+    reader.check_off_size = True
+    checked = reader._check_off_size(img, found, DIE)
+    assert [c.doubted for c in checked] == [True, False, False]
+    assert [reader.decide(c).value for c in checked] == [None, value, 1]

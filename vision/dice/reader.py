@@ -96,7 +96,9 @@ class Candidate:
     ``beside``: read where no proposal of the detector was, or not at its size:
     found by looking beside a lone die (:meth:`DiceReader._neighbours`), either
     side of a split pair (:meth:`DiceReader._split_pairs`), or read again at the
-    known size (:meth:`DiceReader._reread_dominoes`).
+    known size (:meth:`DiceReader._reread_dominoes`). ``doubted``: proposed far from
+    the known die size, it did not read the same value clearly in a crop of that
+    size (:meth:`DiceReader._check_off_size`): its value is withheld.
     """
 
     cx: float
@@ -111,6 +113,7 @@ class Candidate:
     blur: float = 0.0
     confirmed: bool = False
     beside: bool = False
+    doubted: bool = False
 
 
 class DiceReader:
@@ -257,6 +260,11 @@ class DiceReader:
         #: The value a die found by looking (no proposal there, or not at its
         #: size) needs in all views together (:meth:`_read_beside`).
         self.found_value_threshold = 0.9
+        #: With ``die_px``: a reading proposed outside ``off_size_range`` times the
+        #: die size must read the same value clearly in a crop of the die size too
+        #: (:meth:`_check_off_size`); False: off.
+        self.check_off_size = False
+        self.off_size_range = (0.9, math.inf)
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None,
@@ -287,7 +295,7 @@ class DiceReader:
             return False
         if not c.weak:
             return True
-        if self.degraded(c):
+        if self.degraded(c) or c.doubted:
             return False
         best = int(np.argmax(c.probs))
         needed = self.sized_weak_value_threshold if c.die_sized else self.weak_value_threshold
@@ -300,7 +308,7 @@ class DiceReader:
         p = float(c.probs[best])
         value: int | None = best + 1
         sure = p >= self.value_threshold or (c.confirmed and p >= self.confirm_floor)
-        if best == _UNREADABLE or not sure or self.degraded(c):
+        if best == _UNREADABLE or not sure or self.degraded(c) or c.doubted:
             value = None
         return DieReading(value, (c.cx, c.cy), round(c.score * p, 4), round(c.size, 1))
 
@@ -340,6 +348,8 @@ class DiceReader:
         if not props:
             return []
         judged = self._judge(img, props, scale, die_px, covers)
+        if die_px is not None and self.check_off_size:
+            judged = self._check_off_size(img, judged, die_px)
         if die_px is not None and self.neighbour_probe:
             judged = self._split_pairs(img, judged, die_px)
             judged = self._reread_dominoes(img, judged, die_px)
@@ -539,6 +549,31 @@ class DiceReader:
             if s > (above if best is None else max(above, best[1])):
                 best = (i, s)
         return best
+
+    def _check_off_size(self, img: np.ndarray, found: list[Candidate],
+                        die_px: float) -> list[Candidate]:
+        """``found`` (candidates in ``img``'s pixels), with the value withheld
+        (``doubted``) of each reported reading proposed outside ``off_size_range``
+        times ``die_px`` that does not read the same value clearly in a crop of the
+        die size at its centre (:meth:`_read_beside`).
+
+        With dice face to face the detector sometimes proposes one pip of a die
+        (a "2" read "1") or one die between two (two "1"s read "2"); a crop of the
+        die's true size there shows what it is."""
+        lo, hi = (r * die_px for r in self.off_size_range)
+        doubt = [i for i, c in enumerate(found) if not (lo <= c.size <= hi) and not c.beside
+                 and self.keeps(c) and self.decide(c).value is not None]
+        if not doubt:
+            return found
+        views = _VIEWS[: max(1, self.views)]
+        crops = [face_crop(img, found[i].cx, found[i].cy, die_px, angle, flip, self.cls_size,
+                           self.crop_factor) for i in doubt for angle, flip in views]
+        rows = self._classify(crops).reshape(len(doubt), len(views), -1).mean(axis=1)
+        out = list(found)
+        for i, pc in zip(doubt, rows, strict=True):
+            if int(np.argmax(_outcome_probs(pc))) != int(np.argmax(found[i].probs)):
+                out[i] = replace(found[i], doubted=True)
+        return out
 
     def _domino(self, c: Candidate, found: list[Candidate], die_px: float,
                 oversize: float) -> bool:
