@@ -97,8 +97,8 @@ class Candidate:
     found by looking beside a lone die (:meth:`DiceReader._neighbours`), either
     side of a split pair (:meth:`DiceReader._split_pairs`), or read again at the
     known size (:meth:`DiceReader._reread_dominoes`). ``doubted``: proposed far from
-    the known die size, it did not read the same value clearly in a crop of that
-    size (:meth:`DiceReader._check_off_size`): its value is withheld.
+    the known die size, a crop of that size reads another outcome
+    (:meth:`DiceReader._check_off_size`, off by default): its value is withheld.
     """
 
     cx: float
@@ -261,8 +261,8 @@ class DiceReader:
         #: size) needs in all views together (:meth:`_read_beside`).
         self.found_value_threshold = 0.9
         #: With ``die_px``: a reading proposed outside ``off_size_range`` times the
-        #: die size must read the same value clearly in a crop of the die size too
-        #: (:meth:`_check_off_size`); False: off.
+        #: die size must read the same most likely outcome in a crop of the die
+        #: size too (:meth:`_check_off_size`). Off: not adopted (dice-history.md).
         self.check_off_size = False
         self.off_size_range = (0.9, math.inf)
 
@@ -554,8 +554,8 @@ class DiceReader:
                         die_px: float) -> list[Candidate]:
         """``found`` (candidates in ``img``'s pixels), with the value withheld
         (``doubted``) of each reported reading proposed outside ``off_size_range``
-        times ``die_px`` that does not read the same value clearly in a crop of the
-        die size at its centre (:meth:`_read_beside`).
+        times ``die_px`` whose crop of the die size at its centre, all views
+        together, reads another most likely outcome (another value, "unreadable").
 
         With dice face to face the detector sometimes proposes one pip of a die
         (a "2" read "1") or one die between two (two "1"s read "2"); a crop of the
@@ -659,9 +659,9 @@ class DiceReader:
     def _pair_from(self, img: np.ndarray, at: tuple[float, float], die_px: float,
                    others: list[Candidate], crop: np.ndarray | None = None,
                    first: np.ndarray | None = None) -> list[Candidate] | None:
-        """A die read at ``at`` and one face to face with it, both passing the weak
-        proposal's bar and the second not within half a die of ``others``; None
-        if either is not found. ``crop`` and ``first``: its first view, if read."""
+        """A die read at ``at`` and one face to face with it, both read clearly
+        (:meth:`_read_beside`) and the second not within half a die of ``others``;
+        None if either is not found. ``crop`` and ``first``: its first view, if read."""
         if crop is None or first is None:
             crops, probs = self._one_view(img, [at], die_px)
             crop, first = crops[0], probs[0]
