@@ -245,17 +245,21 @@ def test_a_pair_proposed_weakly_as_one_die_is_found(monkeypatch: pytest.MonkeyPa
     assert reader.read(img, die_px=DIE) == []
 
 
-@pytest.mark.parametrize(("first", "second", "angle"), [(3, 5, 0.0), (6, 2, 40.0), (4, 1, 100.0)])
+@pytest.mark.parametrize(("first", "second", "angle", "off"),
+                         [(3, 5, 0.0, 0.4), (6, 2, 40.0, 0.4), (4, 1, 100.0, 0.4),
+                          (3, 5, 0.0, 0.3), (6, 2, 40.0, 0.3), (2, 6, 20.0, 0.3)])
 @pytest.mark.parametrize("score", [0.8, 0.35])
 def test_a_pair_proposed_off_both_dice_is_found(monkeypatch: pytest.MonkeyPatch, first: int,
-                                                second: int, angle: float, score: float) -> None:
-    """The detector's one proposal at a touching pair sits 0.4 die off the first die,
-    away from the second, 1.6 dice across: neither its crop nor one of the die size
-    there reads surely. The reader looks half a die round it (``domino_search``),
-    finds the first die and the second beside it; without the search, no value."""
+                                                second: int, angle: float, off: float,
+                                                score: float) -> None:
+    """The detector's one proposal at a touching pair sits 0.3-0.4 die off the first
+    die, away from the second, 1.6 dice across: neither its crop nor one of the die
+    size there reads surely. The reader looks a quarter and half a die round it
+    (``domino_search_inner``, ``domino_search``), finds the first die and the second
+    beside it; without the search, no value."""
     img, a, b = _pair(first, second, angle)
     away = math.radians(angle + 90)
-    at = (a[0] + 0.4 * DIE * math.cos(away), a[1] + 0.4 * DIE * math.sin(away))
+    at = (a[0] + off * DIE * math.cos(away), a[1] + off * DIE * math.sin(away))
     seen = _read_proposed(monkeypatch, img, at, 1.6, score)
     assert len(seen) == 2, seen
     for (x, y), value in ((a, first), (b, second)):
@@ -267,6 +271,10 @@ def test_a_pair_proposed_off_both_dice_is_found(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(reader, "_proposals",
                         lambda out, w, h, threshold=None: [(*at, 1.6 * DIE, score, flat)])
     assert all(d.value is None for d in reader.read(img, die_px=DIE))
+    if off < 0.35:  # a quarter of a die round it finds these, half a die does not
+        reader.domino_search = 0.5
+        reader.domino_search_inner = 0.0
+        assert all(d.value is None for d in reader.read(img, die_px=DIE))
 
 
 @pytest.mark.parametrize("value", range(2, 7))

@@ -257,6 +257,8 @@ class DiceReader:
         #: looked for this many dice round it (12 points) and the pair from there;
         #: 0: off.
         self.domino_search = 0.5
+        #: ... and as many points this many dice round it too (0: not).
+        self.domino_search_inner = 0.25
         #: The value a die found by looking (no proposal there, or not at its
         #: size) needs in all views together (:meth:`_read_beside`).
         self.found_value_threshold = 0.9
@@ -645,8 +647,9 @@ class DiceReader:
             others = [o for o in out if o is not c and self.keeps(o)]
             pair = self._pair_from(img, (c.cx, c.cy), die_px, others)
             if pair is None and self.domino_search > 0:
-                around = probe_points(c.cx, c.cy, die_px, self.domino_search,
-                                      self.neighbour_directions // 2)
+                around = [p for r in (self.domino_search_inner, self.domino_search) if r > 0
+                          for p in probe_points(c.cx, c.cy, die_px, r,
+                                                self.neighbour_directions // 2)]
                 crops, probs = self._one_view(img, around, die_px)
                 surest = self._surest(probs)
                 if surest is not None:
