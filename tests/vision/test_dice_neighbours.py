@@ -137,14 +137,26 @@ def test_a_die_between_the_probed_points_is_found(monkeypatch: pytest.MonkeyPatc
 
 
 def _read_proposed(monkeypatch: pytest.MonkeyPatch, img: np.ndarray, at: tuple[float, float],
-                   size: float, score: float = 0.8) -> list[tuple[float, float, int | None]]:
-    """Read ``img`` at the known size with the detector scripted to propose one die
-    at ``at``, ``size`` dice across, with heatmap ``score`` (below 0.4: weak)."""
-    reader = DiceReader()
+                   size: float, score: float = 0.8, reader: DiceReader | None = None
+                   ) -> list[tuple[float, float, int | None]]:
+    """Read ``img`` at the known size with the detector of ``reader`` (a default one if
+    None) scripted to propose one die at ``at``, ``size`` dice across, with heatmap
+    ``score`` (below 0.4: weak)."""
+    reader = reader or DiceReader()
     probs = np.full(7, 1 / 7)
     monkeypatch.setattr(reader, "_proposals",
                         lambda out, w, h, threshold=None: [(*at, size * DIE, score, probs)])
     return [(d.center[0], d.center[1], d.value) for d in reader.read(img, die_px=DIE)]
+
+
+def _both_read(seen: list[tuple[float, float, int | None]],
+               *dice: tuple[tuple[float, float], int]) -> None:
+    """Exactly the given dice (centre, value) were read: one reading each, with its
+    value and within a fifth of a die of its centre."""
+    assert len(seen) == len(dice), seen
+    for (x, y), value in dice:
+        near = min(seen, key=lambda s: math.dist(s[:2], (x, y)))
+        assert near[2] == value and math.dist(near[:2], (x, y)) <= 0.2 * DIE, seen
 
 
 @pytest.mark.parametrize(("first", "second", "angle"), [(3, 5, 0.0), (6, 2, 40.0), (4, 1, 100.0)])
@@ -155,10 +167,7 @@ def test_a_pair_proposed_as_one_die_is_split(monkeypatch: pytest.MonkeyPatch, fi
     img, a, b = _pair(first, second, angle)
     mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
     seen = _read_proposed(monkeypatch, img, mid, 1.6)
-    assert len(seen) == 2, seen
-    for (x, y), value in ((a, first), (b, second)):
-        near = min(seen, key=lambda s: math.dist(s[:2], (x, y)))
-        assert near[2] == value and math.dist(near[:2], (x, y)) <= 0.2 * DIE, seen
+    _both_read(seen, (a, first), (b, second))
 
 
 @pytest.mark.parametrize("score", [0.8, 0.35])
@@ -189,16 +198,10 @@ def test_a_die_proposed_with_part_of_its_neighbour_is_read_again(
     ``null`` die."""
     img, a, b = _pair(first, second, angle)
     seen = _read_proposed(monkeypatch, img, a, size)
-    assert len(seen) == 2, seen
-    for (x, y), value in ((a, first), (b, second)):
-        near = min(seen, key=lambda s: math.dist(s[:2], (x, y)))
-        assert near[2] == value and math.dist(near[:2], (x, y)) <= 0.2 * DIE, seen
+    _both_read(seen, (a, first), (b, second))
     reader = DiceReader()
     reader.reread_oversize = 9.0
-    probs = np.full(7, 1 / 7)
-    monkeypatch.setattr(reader, "_proposals",
-                        lambda out, w, h, threshold=None: [(*a, size * DIE, 0.8, probs)])
-    assert [d.value for d in reader.read(img, die_px=DIE)] == [None]
+    assert [s[2] for s in _read_proposed(monkeypatch, img, a, size, reader=reader)] == [None]
 
 
 @pytest.mark.parametrize("value", range(1, 7))
@@ -215,10 +218,8 @@ def test_a_die_read_again_stays_null_with_no_neighbour(monkeypatch: pytest.Monke
     reader.confirm_threshold = 1.01  # and no second look
     crops, probs = reader._one_view(img, [(300.0, 240.0)], DIE)
     assert reader._read_beside(img, 300.0, 240.0, DIE, crops[0], probs[0]) is not None
-    flat = np.full(7, 1 / 7)
-    monkeypatch.setattr(reader, "_proposals",
-                        lambda out, w, h, threshold=None: [(300.0, 240.0, 1.45 * DIE, 0.8, flat)])
-    assert [d.value for d in reader.read(img, die_px=DIE)] == [None]
+    seen = _read_proposed(monkeypatch, img, (300.0, 240.0), 1.45, reader=reader)
+    assert [s[2] for s in seen] == [None]
 
 
 @pytest.mark.parametrize(("first", "second", "angle", "at_first"),
@@ -233,16 +234,10 @@ def test_a_pair_proposed_weakly_as_one_die_is_found(monkeypatch: pytest.MonkeyPa
     img, a, b = _pair(first, second, angle)
     at = a if at_first else ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
     seen = _read_proposed(monkeypatch, img, at, 1.6, score=0.35)
-    assert len(seen) == 2, seen
-    for (x, y), value in ((a, first), (b, second)):
-        near = min(seen, key=lambda s: math.dist(s[:2], (x, y)))
-        assert near[2] == value and math.dist(near[:2], (x, y)) <= 0.2 * DIE, seen
+    _both_read(seen, (a, first), (b, second))
     reader = DiceReader()
     reader.domino_weak = False
-    flat = np.full(7, 1 / 7)
-    monkeypatch.setattr(reader, "_proposals",
-                        lambda out, w, h, threshold=None: [(*at, 1.6 * DIE, 0.35, flat)])
-    assert reader.read(img, die_px=DIE) == []
+    assert _read_proposed(monkeypatch, img, at, 1.6, score=0.35, reader=reader) == []
 
 
 @pytest.mark.parametrize(("first", "second", "angle", "off"),
@@ -261,20 +256,14 @@ def test_a_pair_proposed_off_both_dice_is_found(monkeypatch: pytest.MonkeyPatch,
     away = math.radians(angle + 90)
     at = (a[0] + off * DIE * math.cos(away), a[1] + off * DIE * math.sin(away))
     seen = _read_proposed(monkeypatch, img, at, 1.6, score)
-    assert len(seen) == 2, seen
-    for (x, y), value in ((a, first), (b, second)):
-        near = min(seen, key=lambda s: math.dist(s[:2], (x, y)))
-        assert near[2] == value and math.dist(near[:2], (x, y)) <= 0.2 * DIE, seen
+    _both_read(seen, (a, first), (b, second))
     reader = DiceReader()
     reader.domino_search = 0.0
-    flat = np.full(7, 1 / 7)
-    monkeypatch.setattr(reader, "_proposals",
-                        lambda out, w, h, threshold=None: [(*at, 1.6 * DIE, score, flat)])
-    assert all(d.value is None for d in reader.read(img, die_px=DIE))
+    assert all(s[2] is None for s in _read_proposed(monkeypatch, img, at, 1.6, score, reader))
     if off < 0.35:  # a quarter of a die round it finds these, half a die does not
         reader.domino_search = 0.5
         reader.domino_search_inner = 0.0
-        assert all(d.value is None for d in reader.read(img, die_px=DIE))
+        assert all(s[2] is None for s in _read_proposed(monkeypatch, img, at, 1.6, score, reader))
 
 
 @pytest.mark.parametrize("value", range(2, 7))

@@ -480,8 +480,8 @@ class DiceReader:
         size."""
         kept = [c for c in found if self.keeps(c)]
         looks: list[tuple[tuple[float, float], list[tuple[float, float]]]] = []
-        for a in self._lone(kept, die_px):
-            if self.decide(a).value is None:
+        for a in kept:
+            if not self._lone(a, kept, die_px) or self.decide(a).value is None:
                 continue
             points = probe_points(a.cx, a.cy, die_px, self.neighbour_distance,
                                   self.neighbour_directions)
@@ -520,11 +520,12 @@ class DiceReader:
                 extra.append(c)
         return extra
 
-    def _lone(self, kept: list[Candidate], die_px: float) -> list[Candidate]:
-        """The dice of ``kept`` with no other within ``neighbour_lonely`` dice."""
+    def _lone(self, c: Candidate, kept: list[Candidate], die_px: float) -> bool:
+        """Whether no die of ``kept`` but ``c`` lies within ``neighbour_lonely`` dice
+        of ``c``."""
         lonely = self.neighbour_lonely * die_px
-        return [a for a in kept if not any(
-            o is not a and math.hypot(o.cx - a.cx, o.cy - a.cy) < lonely for o in kept)]
+        return not any(o is not c and math.hypot(o.cx - c.cx, o.cy - c.cy) < lonely
+                       for o in kept)
 
     def _one_view(self, img: np.ndarray, points: list[tuple[float, float]],
                   die_px: float) -> tuple[list[np.ndarray], np.ndarray]:
@@ -591,9 +592,7 @@ class DiceReader:
                 return False
         elif not (c.weak and self.domino_weak):
             return False
-        lonely = self.neighbour_lonely * die_px
-        return not any(o is not c and self.keeps(o)
-                       and math.hypot(o.cx - c.cx, o.cy - c.cy) < lonely for o in found)
+        return self._lone(c, [o for o in found if self.keeps(o)], die_px)
 
     def _split_pairs(self, img: np.ndarray, found: list[Candidate],
                      die_px: float) -> list[Candidate]:
