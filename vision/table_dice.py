@@ -79,8 +79,10 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     if region is None:
         return reader.read(frame)
     # The dice area is plain (nothing printed inside): the detector need only look
-    # round what stands out there (``vision.dice.spots``).
-    found = reader.read(frame, region.roi, die_px=region.die_px, plain=region.area_px)
+    # round what stands out there (``vision.dice.spots``). The dice of a roll are
+    # one set, all ``die_mm`` across: a reading proposed far smaller is checked.
+    found = reader.read(frame, region.roi, die_px=region.die_px, plain=region.area_px,
+                        one_size=True)
     if not found:
         return found
     assert board.dice_area_mm is not None

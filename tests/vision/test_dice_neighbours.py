@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 
@@ -268,7 +269,8 @@ def test_a_pair_proposed_off_both_dice_is_found(monkeypatch: pytest.MonkeyPatch,
 
 @pytest.mark.parametrize("value", range(2, 7))
 def test_off_size_check_withholds_a_pip_read_as_a_one(value: int) -> None:
-    """``check_off_size`` (off by default, docs/dice-history.md): a reading proposed
+    """The off-size check (at the table, ``read(one_size=True)``; everywhere with
+    ``check_off_size``, off by default, docs/dice-history.md): a reading proposed
     far smaller than the known die, on one of its corner pips and read "1", is read
     again in a crop of the die's size; that crop does not read "1", so the value is
     withheld. A slightly small proposal at the die's centre keeps its value, and a
@@ -286,3 +288,30 @@ def test_off_size_check_withholds_a_pip_read_as_a_one(value: int) -> None:
     checked = reader._check_off_size(img, found, DIE)
     assert [c.doubted for c in checked] == [True, False, False]
     assert [reader.decide(c).value for c in checked] == [None, value, 1]
+
+
+def _pip_centres(img: np.ndarray, x: float, y: float) -> list[tuple[float, float]]:
+    """Centres of the dark pips on the white die at (x, y)."""
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    x0, y0 = int(x - DIE / 2), int(y - DIE / 2)
+    dark = (grey[y0:y0 + int(DIE), x0:x0 + int(DIE)] < 80).astype(np.uint8)
+    centres = cv2.connectedComponentsWithStats(dark)[3][1:]
+    return [(x0 + float(cx), y0 + float(cy)) for cx, cy in centres]
+
+
+@pytest.mark.parametrize("angle", [0.0, 20.0, 35.0, 60.0])
+def test_a_two_proposed_on_one_pip_is_read_as_a_two(monkeypatch: pytest.MonkeyPatch,
+                                                    angle: float) -> None:
+    """The detector proposes one pip of a "2" as a small die (0.6 die across): its
+    crop shows one pip in the middle and reads "1". Looking round the "1"
+    (``one_check_reach``) finds the "2" and reports it at the die's centre instead;
+    without the check, the wrong "1"."""
+    img = _table()
+    draw_die(img, np.random.default_rng(0), 300, 240, DIE, 2, angle=angle,
+             body=(235, 235, 235), pip=(20, 20, 20), shadow=False)
+    pip = _pip_centres(img, 300.0, 240.0)[0]
+    reader = DiceReader()
+    reader.one_check_reach = 0.0
+    assert [s[2] for s in _read_proposed(monkeypatch, img, pip, 0.6, reader=reader)] == [1]
+    _both_read(_read_proposed(monkeypatch, img, pip, 0.6), ((300.0, 240.0), 2))
+

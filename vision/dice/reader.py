@@ -98,7 +98,7 @@ class Candidate:
     side of a split pair (:meth:`DiceReader._split_pairs`), or read again at the
     known size (:meth:`DiceReader._reread_dominoes`). ``doubted``: proposed far from
     the known die size, a crop of that size reads another outcome
-    (:meth:`DiceReader._check_off_size`, off by default): its value is withheld.
+    (:meth:`DiceReader._check_off_size`, at the table): its value is withheld.
     """
 
     cx: float
@@ -264,13 +264,19 @@ class DiceReader:
         self.found_value_threshold = 0.9
         #: With ``die_px``: a reading proposed outside ``off_size_range`` times the
         #: die size must read the same most likely outcome in a crop of the die
-        #: size too (:meth:`_check_off_size`). Off: not adopted (dice-history.md).
+        #: size too (:meth:`_check_off_size`): always if ``check_off_size``, else
+        #: where the caller says all dice are one size (``read(one_size=True)``, as
+        #: the table does); not on photos mixing dice sizes (dice-history.md).
         self.check_off_size = False
         self.off_size_range = (0.9, math.inf)
+        #: With ``die_px``: a "1" may be one pip of a "2" proposed as a small die;
+        #: the 12 points this many dice round it are read, and a die read clearly
+        #: there as another value replaces it (:meth:`_check_ones`); 0: off.
+        self.one_check_reach = 0.35
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
-             die_px: float | None = None,
-             plain: np.ndarray | None = None) -> list[DieReading]:
+             die_px: float | None = None, plain: np.ndarray | None = None,
+             one_size: bool = False) -> list[DieReading]:
         """The dice in ``frame`` (BGR, grey or BGRA ``uint8``), optionally within ``roi``.
 
         ``roi`` is ``(x, y, w, h)`` in frame pixels; it is clipped to the frame.
@@ -282,10 +288,15 @@ class DiceReader:
         is where the dice lie on a plain surface (a dice tray, the board's dice
         area): the detector then looks only round the spots that stand out from
         it (``vision.dice.spots``), or at the whole region when too much does.
-        Centres are always in full-frame pixels, sorted top to bottom. An empty frame or region gives an empty list;
-        anything that is not an image array raises ``ValueError``.
+        ``one_size`` says that every die there is ``die_px`` across (one set of
+        dice, as at the table; not so on photos mixing dice): a reading proposed
+        far smaller is then checked at that size (:meth:`_check_off_size`).
+        Centres are always in full-frame pixels, sorted top to bottom. An empty
+        frame or region gives an empty list; anything that is not an image array
+        raises ``ValueError``.
         """
-        return [self.decide(c) for c in self.candidates(frame, roi, die_px=die_px, plain=plain)
+        return [self.decide(c) for c in self.candidates(frame, roi, die_px=die_px, plain=plain,
+                                                        one_size=one_size)
                 if self.keeps(c)]
 
     def keeps(self, c: Candidate) -> bool:
@@ -321,7 +332,8 @@ class DiceReader:
 
     def candidates(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
                    die_px: float | None = None,
-                   plain: np.ndarray | None = None) -> list[Candidate]:
+                   plain: np.ndarray | None = None, one_size: bool = False
+                   ) -> list[Candidate]:
         """All die proposals with their outcome probabilities: above ``det_threshold``,
         and weak ones from ``weak_det_threshold`` (see :meth:`keeps`)."""
         if die_px is not None and not (math.isfinite(die_px) and die_px > 0):
@@ -350,12 +362,14 @@ class DiceReader:
         if not props:
             return []
         judged = self._judge(img, props, scale, die_px, covers)
-        if die_px is not None and self.check_off_size:
-            judged = self._check_off_size(img, judged, die_px)
         if die_px is not None and self.neighbour_probe:
             judged = self._split_pairs(img, judged, die_px)
             judged = self._reread_dominoes(img, judged, die_px)
             judged += self._neighbours(img, judged, die_px)
+        if die_px is not None and self.one_check_reach > 0:
+            judged = self._check_ones(img, judged, die_px)
+        if die_px is not None and (self.check_off_size or one_size):
+            judged = self._check_off_size(img, judged, die_px)
         found = [replace(c, cx=c.cx + ox, cy=c.cy + oy) for c in judged]
         found.sort(key=lambda c: (c.cy, c.cx))
         return found
@@ -576,6 +590,46 @@ class DiceReader:
         for i, pc in zip(doubt, rows, strict=True):
             if int(np.argmax(_outcome_probs(pc))) != int(np.argmax(found[i].probs)):
                 out[i] = replace(found[i], doubted=True)
+        return out
+
+    def _check_ones(self, img: np.ndarray, found: list[Candidate],
+                    die_px: float) -> list[Candidate]:
+        """``found`` (candidates in ``img``'s pixels), with each reported "1" replaced
+        by the die it is a pip of, where one is read clearly beside it.
+
+        A "2"'s pips lie about a third of a die either side of its centre; the
+        detector sometimes proposes one of them as a small die (or looking beside
+        a die lands on it), and a crop centred there shows one pip: a "1". Round
+        each "1", the ``neighbour_directions`` / 2 points ``one_check_reach`` dice
+        away are read in one view; the surest read as another value, if read
+        clearly (:meth:`_read_beside`) and not within half a die of another
+        reported die, takes its place."""
+        out = list(found)
+        for c in found:
+            if not self.keeps(c) or self.decide(c).value != 1:
+                continue
+            # A "1" read clearly in a crop of the die's size at its centre is one.
+            crops, probs = self._one_view(img, [(c.cx, c.cy)], die_px)
+            itself = self._read_beside(img, c.cx, c.cy, die_px, crops[0], probs[0])
+            if itself is not None and self.decide(itself).value == 1:
+                continue
+            points = probe_points(c.cx, c.cy, die_px, self.one_check_reach,
+                                  self.neighbour_directions // 2)
+            crops, probs = self._one_view(img, points, die_px)
+            best: tuple[int, float] | None = None
+            for i, pc in enumerate(probs):
+                sure = self._sureness(pc)
+                if int(np.argmax(_outcome_probs(pc))) == 1 and sure > (best[1] if best else 0.0):
+                    best = (i, sure)
+            if best is None:
+                continue
+            x, y = points[best[0]]
+            if any(o is not c and self.keeps(o) and math.hypot(o.cx - x, o.cy - y) < 0.5 * die_px
+                   for o in out):
+                continue
+            die = self._read_beside(img, x, y, die_px, crops[best[0]], probs[best[0]])
+            if die is not None and self.decide(die).value == 2:
+                out = [die if o is c else o for o in out]
         return out
 
     def _domino(self, c: Candidate, found: list[Candidate], die_px: float,
