@@ -13,7 +13,7 @@ from companion.boards import Board, load_board
 from vision.board import BoardPose, locate_board
 from vision.dice import read_dice
 from vision.dice.data import closest_pairs
-from vision.dice.reader import DiceReader
+from vision.dice.reader import Candidate, DiceReader
 from vision.render import DICE_AREA_BGR, render_board
 from vision.synth import random_riders, table_scene
 from vision.table_dice import AREA_MARGIN_DICE, dice_region, read_table_dice
@@ -174,9 +174,12 @@ def test_the_table_says_its_dice_are_one_size(board: Board,
     reader = DiceReader()
     checked: list[int] = []
     check = reader._check_off_size
-    monkeypatch.setattr(reader, "_check_off_size",
-                        lambda img, found, die_px: checked.append(len(found)) or check(
-                            img, found, die_px))
+
+    def counted(img: np.ndarray, found: list[Candidate], die_px: float) -> list[Candidate]:
+        checked.append(len(found))
+        return check(img, found, die_px)
+
+    monkeypatch.setattr(reader, "_check_off_size", counted)
     region = dice_region(board, pose, (sc.image.shape[1], sc.image.shape[0]))
     assert region is not None
     reader.read(sc.image, region.roi, die_px=region.die_px)

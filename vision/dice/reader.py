@@ -270,8 +270,9 @@ class DiceReader:
         self.check_off_size = False
         self.off_size_range = (0.9, math.inf)
         #: With ``die_px``: a "1" may be one pip of a "2" proposed as a small die;
-        #: the 12 points this many dice round it are read, and a die read clearly
-        #: there as another value replaces it (:meth:`_check_ones`); 0: off.
+        #: unless it reads "1" clearly at the die's size, the 12 points this many
+        #: dice round it are read, and a "2" read clearly there replaces it
+        #: (:meth:`_check_ones`); 0: off.
         self.one_check_reach = 0.35
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
@@ -557,11 +558,14 @@ class DiceReader:
         k = int(np.argmax(pv))
         return 0.0 if k == _UNREADABLE or pc[_NOT_DIE] >= self.not_die_threshold else float(pv[k])
 
-    def _surest(self, probs: np.ndarray, above: float = 0.0) -> tuple[int, float] | None:
-        """The row of classifier ``probs`` read most surely as a value
-        (:meth:`_sureness`), with that sureness, if it is above ``above``."""
+    def _surest(self, probs: np.ndarray, above: float = 0.0,
+                value: int | None = None) -> tuple[int, float] | None:
+        """The row of classifier ``probs`` read most surely as a value (as ``value``
+        if given; :meth:`_sureness`), with that sureness, if it is above ``above``."""
         best: tuple[int, float] | None = None
         for i, pc in enumerate(probs):
+            if value is not None and int(np.argmax(_outcome_probs(pc))) != value - 1:
+                continue
             s = self._sureness(pc)
             if s > (above if best is None else max(above, best[1])):
                 best = (i, s)
@@ -594,16 +598,18 @@ class DiceReader:
 
     def _check_ones(self, img: np.ndarray, found: list[Candidate],
                     die_px: float) -> list[Candidate]:
-        """``found`` (candidates in ``img``'s pixels), with each reported "1" replaced
-        by the die it is a pip of, where one is read clearly beside it.
+        """``found`` (candidates in ``img``'s pixels), with each reported "1" that is
+        a pip of a "2" replaced by that "2".
 
         A "2"'s pips lie about a third of a die either side of its centre; the
         detector sometimes proposes one of them as a small die (or looking beside
-        a die lands on it), and a crop centred there shows one pip: a "1". Round
-        each "1", the ``neighbour_directions`` / 2 points ``one_check_reach`` dice
-        away are read in one view; the surest read as another value, if read
-        clearly (:meth:`_read_beside`) and not within half a die of another
-        reported die, takes its place."""
+        a die lands on it), and a crop centred there shows one pip: a "1". A "1"
+        that reads "1" clearly (:meth:`_read_beside`) in a crop of the die's size
+        at its centre stands. Round any other, the ``neighbour_directions`` / 2
+        points ``one_check_reach`` dice away are read in one view; the surest "2"
+        there, if read clearly and not within half a die of another reported die,
+        takes its place. Only a "2": a true "1" face to face with another die
+        may read "2" off its centre (its pip and one of the neighbour's)."""
         out = list(found)
         for c in found:
             if not self.keeps(c) or self.decide(c).value != 1:
@@ -616,11 +622,7 @@ class DiceReader:
             points = probe_points(c.cx, c.cy, die_px, self.one_check_reach,
                                   self.neighbour_directions // 2)
             crops, probs = self._one_view(img, points, die_px)
-            best: tuple[int, float] | None = None
-            for i, pc in enumerate(probs):
-                sure = self._sureness(pc)
-                if int(np.argmax(_outcome_probs(pc))) == 1 and sure > (best[1] if best else 0.0):
-                    best = (i, sure)
+            best = self._surest(probs, value=2)
             if best is None:
                 continue
             x, y = points[best[0]]
