@@ -186,3 +186,29 @@ def test_the_table_says_its_dice_are_one_size(board: Board,
     assert checked == []
     read_table_dice(sc.image, board, pose, reader=reader)
     assert len(checked) == 1
+
+
+@pytest.mark.parametrize(("seed", "scene"), [(1, 38), (6, 71), (6, 167), (8, 74)])
+def test_two_dice_read_as_one_two_between_them_are_split(board: Board,
+                                                         bench_board_image: np.ndarray,
+                                                         seed: int, scene: int) -> None:
+    """Bench scenes where a "1" face to face with another "1" or a "2" was proposed
+    as one die 1.3-1.6 dice across between them and read "2" (a pip of each in its
+    crop): at the table (all dice one size) such a lone "2" is looked at as two dice
+    (``split_twos``), and both are read; without it, the wrong "2"."""
+    rng = np.random.default_rng([seed, scene])
+    sc = table_scene(board, random_riders(board, rng, 16), rng=rng, token_side_mm=10.0,
+                     board_image=bench_board_image, board_px_per_mm=2.5, dice_touching=True)
+    pose = locate_board(sc.image, board)
+
+    def values_read(reader: DiceReader) -> list[int | None]:
+        found = read_table_dice(sc.image, board, pose, reader=reader)
+        pairs = dict(closest_pairs([d.center for d in sc.dice], [r.center for r in found],
+                                   0.5 * sc.die_side_px(sc.dice[0])))
+        return [found[pairs[i]].value if i in pairs else None for i in range(len(sc.dice))]
+
+    assert 1 in [d.value for d in sc.dice]
+    assert values_read(DiceReader()) == [d.value for d in sc.dice]
+    unsplit = DiceReader()
+    unsplit.split_twos = False
+    assert 2 in values_read(unsplit) and values_read(unsplit) != [d.value for d in sc.dice]

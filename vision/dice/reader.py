@@ -247,6 +247,10 @@ class DiceReader:
         #: ``split_oversize`` die sizes or larger, alone, may be two dice face to
         #: face seen as one between them (:meth:`_split_pairs`); above ~2: off.
         self.split_oversize = 1.25
+        #: ... and, where all dice are one size (``read(one_size=True)``, the
+        #: table), so may a lone "2" proposed that large: two "1"s (or a "1" and a
+        #: "2") face to face, a pip of each in its crop. False: off.
+        self.split_twos = True
         #: ... or, from ``reread_oversize`` die sizes, one die of such a pair seen
         #: with part of its neighbour (:meth:`_reread_dominoes`); above ~2: off.
         self.reread_oversize = 1.15
@@ -367,6 +371,8 @@ class DiceReader:
             judged = self._split_pairs(img, judged, die_px)
             judged = self._reread_dominoes(img, judged, die_px)
             judged += self._neighbours(img, judged, die_px)
+            if one_size and self.split_twos:
+                judged = self._split_pairs(img, judged, die_px, value=2)
         if die_px is not None and self.one_check_reach > 0:
             judged = self._check_ones(img, judged, die_px)
         if die_px is not None and (self.check_off_size or one_size):
@@ -635,15 +641,19 @@ class DiceReader:
         return out
 
     def _domino(self, c: Candidate, found: list[Candidate], die_px: float,
-                oversize: float) -> bool:
+                oversize: float, value: int | None = None) -> bool:
         """Whether ``c`` of ``found`` may be two dice face to face seen as one: proposed
         ``oversize`` die sizes or larger, not degraded, no other reported die within
         ``neighbour_lonely`` dice, and either reported as ``null`` or (with
-        ``domino_weak``) a weak proposal not reported."""
+        ``domino_weak``) a weak proposal not reported; with ``value``, a proposal
+        (not weak) reported as that value instead."""
         if (c.size < oversize * die_px or self.degraded(c)
                 or c.not_die >= self.not_die_threshold):
             return False
-        if self.keeps(c):
+        if value is not None:
+            if not self.keeps(c) or c.weak or self.decide(c).value != value:
+                return False
+        elif self.keeps(c):
             if c.weak or self.decide(c).value is not None:
                 return False
         elif not (c.weak and self.domino_weak):
@@ -651,7 +661,7 @@ class DiceReader:
         return self._lone(c, [o for o in found if self.keeps(o)], die_px)
 
     def _split_pairs(self, img: np.ndarray, found: list[Candidate],
-                     die_px: float) -> list[Candidate]:
+                     die_px: float, value: int | None = None) -> list[Candidate]:
         """``found`` (candidates in ``img``'s pixels), with each that may be a pair
         seen as one (:meth:`_domino`, ``split_oversize`` die sizes or larger)
         replaced by two dice face to face, where the classifier reads both surely.
@@ -667,7 +677,7 @@ class DiceReader:
                 for k in range(self.neighbour_directions // 2)]
         out = list(found)
         for c in found:
-            if not self._domino(c, out, die_px, self.split_oversize):
+            if not self._domino(c, out, die_px, self.split_oversize, value):
                 continue
             sides = [((c.cx + half * math.cos(a), c.cy + half * math.sin(a)),
                       (c.cx - half * math.cos(a), c.cy - half * math.sin(a))) for a in axes]
