@@ -295,7 +295,8 @@ class DiceReader:
         it (``vision.dice.spots``), or at the whole region when too much does.
         ``one_size`` says that every die there is ``die_px`` across (one set of
         dice, as at the table; not so on photos mixing dice): a reading proposed
-        far smaller is then checked at that size (:meth:`_check_off_size`).
+        far smaller is then checked at that size (:meth:`_check_off_size`), and a
+        lone "2" proposed far larger is looked at as two dice (``split_twos``).
         Centres are always in full-frame pixels, sorted top to bottom. An empty
         frame or region gives an empty list; anything that is not an image array
         raises ``ValueError``.
