@@ -129,6 +129,15 @@ def bench_board_image(board: Board) -> np.ndarray:
     return render_board(board, 2.5)
 
 
+def _bench_scene(board: Board, board_image: np.ndarray, seed: int, scene: int,
+                 touching: bool):  # type: ignore[no-untyped-def]
+    """Scene ``scene`` of `companion bench vision --seed SEED` and the board's pose in it."""
+    rng = np.random.default_rng([seed, scene])
+    sc = table_scene(board, random_riders(board, rng, 16), rng=rng, token_side_mm=10.0,
+                     board_image=board_image, board_px_per_mm=2.5, dice_touching=touching)
+    return sc, locate_board(sc.image, board)
+
+
 # Scenes of `companion bench vision` (seed, scene, dice touching), the die, its value.
 _TWOS_READ_ON_A_PIP = [(3, 46, True, 1), (4, 97, False, 1), (5, 190, True, 0)]
 _ONES_BESIDE_A_DIE = [(2, 95, True, 0), (2, 156, True, 0), (4, 104, True, 1), (4, 136, True, 1)]
@@ -145,11 +154,7 @@ def test_a_one_is_looked_round_at_the_table(board: Board, bench_board_image: np.
     "1" lies face to face with another die and a point round it reads "2" (its own
     pip and the neighbour's): the "1" reads clearly at the die's size, so it stays
     (rules 25 and 26, docs/dice-history.md)."""
-    rng = np.random.default_rng([seed, scene])
-    sc = table_scene(board, random_riders(board, rng, 16), rng=rng, token_side_mm=10.0,
-                     board_image=bench_board_image, board_px_per_mm=2.5,
-                     dice_touching=touching)
-    pose = locate_board(sc.image, board)
+    sc, pose = _bench_scene(board, bench_board_image, seed, scene, touching)
     truth = sc.dice[die]
 
     def value_read(reader: DiceReader) -> int | None:
@@ -196,10 +201,7 @@ def test_two_dice_read_as_one_two_between_them_are_split(board: Board,
     as one die 1.3-1.6 dice across between them and read "2" (a pip of each in its
     crop): at the table (all dice one size) such a lone "2" is looked at as two dice
     (``split_twos``), and both are read; without it, the wrong "2"."""
-    rng = np.random.default_rng([seed, scene])
-    sc = table_scene(board, random_riders(board, rng, 16), rng=rng, token_side_mm=10.0,
-                     board_image=bench_board_image, board_px_per_mm=2.5, dice_touching=True)
-    pose = locate_board(sc.image, board)
+    sc, pose = _bench_scene(board, bench_board_image, seed, scene, True)
 
     def values_read(reader: DiceReader) -> list[int | None]:
         found = read_table_dice(sc.image, board, pose, reader=reader)

@@ -535,7 +535,7 @@ class DiceReader:
             n += len(points)
         extra: list[Candidate] = []
         for x, y, crop, first in picks:
-            if any(math.hypot(o.cx - x, o.cy - y) < 0.5 * die_px for o in kept + extra):
+            if _taken(x, y, kept + extra, die_px):
                 continue
             c = self._read_beside(img, x, y, die_px, crop, first)
             if c is not None:
@@ -609,21 +609,22 @@ class DiceReader:
         a pip of a "2" replaced by that "2".
 
         A "2"'s pips lie about a third of a die either side of its centre; the
-        detector sometimes proposes one of them as a small die (or looking beside
-        a die lands on it), and a crop centred there shows one pip: a "1". A "1"
+        detector sometimes proposes one of them as a small die, and a crop
+        centred there shows one pip: a "1". A "1"
         that reads "1" clearly (:meth:`_read_beside`) in a crop of the die's size
-        at its centre stands. Round any other, the ``neighbour_directions`` / 2
-        points ``one_check_reach`` dice away are read in one view; the surest "2"
-        there, if read clearly and not within half a die of another reported die,
-        takes its place. Only a "2": a true "1" face to face with another die
-        may read "2" off its centre (its pip and one of the neighbour's)."""
+        at its centre stands (one found by looking was read so already). Round
+        any other, the ``neighbour_directions`` / 2 points ``one_check_reach``
+        dice away are read in one view; the surest "2" there, if read clearly and
+        not within half a die of another reported die, takes its place. Only a
+        "2": a true "1" face to face with another die may read "2" off its centre
+        (its pip and one of the neighbour's)."""
         out = list(found)
         for c in found:
-            if not self.keeps(c) or self.decide(c).value != 1:
+            # A die found by looking was read clearly at the die's size already.
+            if c.beside or not self.keeps(c) or self.decide(c).value != 1:
                 continue
             # A "1" read clearly in a crop of the die's size at its centre is one.
-            crops, probs = self._one_view(img, [(c.cx, c.cy)], die_px)
-            itself = self._read_beside(img, c.cx, c.cy, die_px, crops[0], probs[0])
+            itself = self._read_at(img, c.cx, c.cy, die_px)
             if itself is not None and self.decide(itself).value == 1:
                 continue
             points = probe_points(c.cx, c.cy, die_px, self.one_check_reach,
@@ -633,8 +634,7 @@ class DiceReader:
             if best is None:
                 continue
             x, y = points[best[0]]
-            if any(o is not c and self.keeps(o) and math.hypot(o.cx - x, o.cy - y) < 0.5 * die_px
-                   for o in out):
+            if _taken(x, y, [o for o in out if o is not c and self.keeps(o)], die_px):
                 continue
             die = self._read_beside(img, x, y, die_px, crops[best[0]], probs[best[0]])
             if die is not None and self.decide(die).value == 2:
@@ -731,15 +731,18 @@ class DiceReader:
         """A die read at ``at`` and one face to face with it, both read clearly
         (:meth:`_read_beside`) and the second not within half a die of ``others``;
         None if either is not found. ``crop`` and ``first``: its first view, if read."""
-        if crop is None or first is None:
-            crops, probs = self._one_view(img, [at], die_px)
-            crop, first = crops[0], probs[0]
-        again = self._read_beside(img, at[0], at[1], die_px, crop, first)
+        again = (self._read_at(img, at[0], at[1], die_px) if crop is None or first is None
+                 else self._read_beside(img, at[0], at[1], die_px, crop, first))
         if again is None:
             return None
-        beside = [b for b in self._neighbours(img, [again], die_px) if not any(
-            math.hypot(o.cx - b.cx, o.cy - b.cy) < 0.5 * die_px for o in others)]
+        beside = [b for b in self._neighbours(img, [again], die_px)
+                  if not _taken(b.cx, b.cy, others, die_px)]
         return [again, *beside] if beside else None
+
+    def _read_at(self, img: np.ndarray, x: float, y: float, die_px: float) -> Candidate | None:
+        """:meth:`_read_beside` at (x, y), its first view read here."""
+        crops, probs = self._one_view(img, [(x, y)], die_px)
+        return self._read_beside(img, x, y, die_px, crops[0], probs[0])
 
     def _read_beside(self, img: np.ndarray, x: float, y: float, die_px: float,
                      crop: np.ndarray, first: np.ndarray) -> Candidate | None:
@@ -903,6 +906,12 @@ def _recent_net(nets: dict[_K, cv2.dnn.Net], key: _K, path: Path, keep: int) -> 
             nets.pop(next(iter(nets)))
     nets[key] = net
     return net
+
+
+def _taken(x: float, y: float, dice: list[Candidate], die_px: float) -> bool:
+    """Whether a die of ``dice`` lies within half a die of (x, y): a die found by
+    looking there would be one already reported."""
+    return any(math.hypot(d.cx - x, d.cy - y) < 0.5 * die_px for d in dice)
 
 
 def _outcome_probs(pc: np.ndarray) -> np.ndarray:
