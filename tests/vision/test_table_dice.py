@@ -6,6 +6,7 @@ import dataclasses
 import math
 from collections import Counter
 
+import cv2
 import numpy as np
 import pytest
 
@@ -214,3 +215,43 @@ def test_two_dice_read_as_one_two_between_them_are_split(board: Board,
     unsplit = DiceReader()
     unsplit.split_twos = False
     assert 2 in values_read(unsplit) and values_read(unsplit) != [d.value for d in sc.dice]
+
+
+# Dev photos (oblique webcam, ../shared/data/dice/matteop65) of a "2" seen with its side
+# faces, proposed 1.25+ dice across when read told the median labelled die: (photo,
+# shrunk so that die is this many px or 0 for as taken, the "2"'s label line).
+_TWOS_SEEN_LARGE = [("two_24", 0, 2), ("two_42", 32, 0), ("two_9", 16, 0)]
+
+
+@pytest.mark.parametrize(("name", "die_to", "line"), _TWOS_SEEN_LARGE)
+def test_a_real_two_seen_large_is_not_split(name: str, die_to: int, line: int) -> None:
+    """Read as the table reads (the size told, one set), a real "2" whose side faces
+    show is proposed larger than the die it is told; ``split_twos`` split it at its
+    two pips into two "1"s until a die-size crop at its centre that reads "2"
+    clearly kept it whole (rule 29, docs/dice-history.md)."""
+    from vision.dice.data import default_data_dir, labelled_die_px, read_labels
+    from vision.image_file import read_image
+
+    photo = default_data_dir() / "matteop65" / "images" / f"{name}.jpg"
+    if not photo.exists():
+        pytest.skip(f"dice photographs not found at {photo} (set PELOTON_DICE_DATA)")
+    img = read_image(photo)
+    truth = read_labels(photo.parent.parent / "labels" / f"{name}.txt",
+                        img.shape[1], img.shape[0])
+    die_px = labelled_die_px(truth)
+    assert die_px is not None
+    k = die_to / die_px if die_to else 1.0
+    if k < 1:
+        img = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    two = truth[line]
+    assert two.value == 2
+    x0, y0, x1, y1 = (v * min(k, 1.0) for v in two.box)
+
+    def values_on_it(reader: DiceReader) -> list[int | None]:
+        return [d.value for d in reader.read(img, die_px=die_px * min(k, 1.0), one_size=True)
+                if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
+
+    assert values_on_it(DiceReader()) == [2]
+    unguarded = DiceReader()
+    unguarded.split_twos_whole = False
+    assert values_on_it(unguarded) == [1, 1]

@@ -249,8 +249,12 @@ class DiceReader:
         self.split_oversize = 1.25
         #: ... and, where all dice are one size (``read(one_size=True)``, the
         #: table), so may a lone "2" proposed that large: two "1"s (or a "1" and a
-        #: "2") face to face, a pip of each in its crop. False: off.
+        #: "2") face to face, a pip of each in its crop. False: off. Unless
+        #: (``split_twos_whole``) a crop of one die's size at its centre reads "2"
+        #: clearly: then it is one die seen large (side faces showing, nearer the
+        #: camera), whose pips alone would read "1" each (rule 29).
         self.split_twos = True
+        self.split_twos_whole = True
         #: ... or, from ``reread_oversize`` die sizes, one die of such a pair seen
         #: with part of its neighbour (:meth:`_reread_dominoes`); above ~2: off.
         self.reread_oversize = 1.15
@@ -672,7 +676,9 @@ class DiceReader:
         ``neighbour_directions`` / 2 axes through it, the two points half of
         ``neighbour_distance`` dice either side are read in one view; on the axis
         whose less sure side is surest, both are read in the other ``views``, and
-        both must be read clearly (:meth:`_read_beside`)."""
+        both must be read clearly (:meth:`_read_beside`). With ``value`` (a lone
+        "2" at the table), not where a crop of one die's size at its centre reads
+        that value clearly (``split_twos_whole``): one die seen large."""
         half = self.neighbour_distance / 2 * die_px
         axes = [math.pi * k / (self.neighbour_directions // 2)
                 for k in range(self.neighbour_directions // 2)]
@@ -680,6 +686,10 @@ class DiceReader:
         for c in found:
             if not self._domino(c, out, die_px, self.split_oversize, value):
                 continue
+            if value is not None and self.split_twos_whole:  # one die seen large?
+                own = self._read_at(img, c.cx, c.cy, die_px)
+                if own is not None and self.decide(own).value == value:
+                    continue
             sides = [((c.cx + half * math.cos(a), c.cy + half * math.sin(a)),
                       (c.cx - half * math.cos(a), c.cy - half * math.sin(a))) for a in axes]
             crops, probs = self._one_view(img, [p for pair in sides for p in pair], die_px)
