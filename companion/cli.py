@@ -446,6 +446,10 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
     dice.add_argument("--known-size", action="store_true",
                       help="tell the reader each image's die size (the median labelled box), "
                       "as the table knows it from the board")
+    dice.add_argument("--die-px", type=float, default=None, metavar="N",
+                      help="shrink every image so its median labelled die is N px, and read "
+                      "it as the table reads its dice area (told the size, one set): how "
+                      "small may the dice be in the camera's frame")
     dice.add_argument("--errors", default=None, metavar="DIR",
                       help="draw every image not read exactly right, with its labels, "
                       "into DIR/SET/NAME.jpg")
@@ -476,10 +480,16 @@ def _run_bench_dice(args: argparse.Namespace) -> int:
         if min(w, h) < 1:
             raise CliError(f"--resize wants a positive width and height, not {args.resize!r}")
         resize = (w, h)
+    if args.die_px is not None and not 4 <= args.die_px <= 1000:
+        raise CliError(f"--die-px wants a die size of 4 to 1000 px, not {args.die_px:g}")
+    if args.die_px is not None and resize is not None:
+        raise CliError("--die-px and --resize do not go together: the one shrinks the "
+                       "photos' dice, the other makes camera-size frames of them")
     errors_dir = _output_dir(args.errors, "--errors")
     try:
         return bench_command(data, args.split, sys.stdout, as_json=args.json, resize=resize,
-                             errors_dir=errors_dir, known_size=args.known_size)
+                             errors_dir=errors_dir, known_size=args.known_size,
+                             die_to=args.die_px)
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from exc
 

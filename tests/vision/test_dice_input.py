@@ -298,3 +298,38 @@ def test_defocused_die_is_not_given_a_number() -> None:
         assert [d.value for d in read_dice(img)] == [value]
         assert [d.value for d in read_dice(cv2.GaussianBlur(img, (0, 0), 2.0))] == [value]
         assert all(d.value is None for d in read_dice(cv2.GaussianBlur(img, (0, 0), 4.0)))
+
+
+def test_bench_die_px_shrinks_the_dice_and_reads_them_as_the_table(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``bench dice --die-px N``: each photo shrunk so its median labelled die is N px
+    (never enlarged), labels following, and read told that size with all dice one set,
+    as ``read_table_dice`` reads the dice area."""
+    set_dir = tmp_path / "sq"
+    (set_dir / "images").mkdir(parents=True)
+    (set_dir / "labels").mkdir()
+    cv2.imwrite(str(set_dir / "images" / "a.png"), _die_image(5, 60))  # a 60 px die
+    (set_dir / "labels" / "a.txt").write_text(f"4 0.5 0.5 {60 / 640} {60 / 480}\n")
+    calls: list[tuple[tuple[int, ...], float | None, object]] = []
+    real_read = DiceReader.read
+
+    def spy(self: DiceReader, frame: np.ndarray, roi: object = None, *,
+            die_px: float | None = None, **kw: object) -> list[DieReading]:
+        calls.append((frame.shape, die_px, kw.get("one_size")))
+        return real_read(self, frame, roi, die_px=die_px, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(DiceReader, "read", spy)
+    for die_to, shape, told in ((30, (240, 320, 3), 30.0), (100, (480, 640, 3), 60.0)):
+        assert main(["bench", "dice", "--data", str(tmp_path), "--split", "all", "--json",
+                     "--die-px", str(die_to)]) == 0
+        rec = json.loads(capsys.readouterr().out.splitlines()[0])
+        assert rec["name"] == f"sq (all, dice shrunk to {die_to} px, read as the table)"
+        assert (rec["right"], rec["wrong"], rec["false"]) == (1, 0, 0), rec
+        frame_shape, die_px, one_size = calls[-1]
+        assert frame_shape == shape and one_size is True
+        assert die_px == pytest.approx(told)
+    assert main(["bench", "dice", "--data", str(tmp_path), "--die-px", "20",
+                 "--resize", "2028x1520"]) == 2
+    assert main(["bench", "dice", "--data", str(tmp_path), "--die-px", "2"]) == 2
+    assert "--die-px" in capsys.readouterr().err

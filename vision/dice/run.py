@@ -242,9 +242,24 @@ def fit_frame(img: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float
     return frame, k, ox, oy
 
 
+def shrink_to_die(img: np.ndarray, truth: list[LabelledDie],
+                  die_to: float) -> tuple[np.ndarray, float]:
+    """``img`` shrunk (by pixel area, the same in x and y) so that its median labelled
+    die (:func:`labelled_die_px`) is ``die_to`` px, as a camera farther away would
+    see it; never enlarged. Returns the image and the scale."""
+    die_px = labelled_die_px(truth)
+    if die_px is None or die_px <= die_to:
+        return img, 1.0
+    h, w = img.shape[:2]
+    k = die_to / die_px
+    size = (max(1, round(w * k)), max(1, round(h * k)))
+    return cv2.resize(img, size, interpolation=cv2.INTER_AREA), k
+
+
 def bench_set(set_dir: Path, split: str, reader: DiceReader,
               resize: tuple[int, int] | None = None,
-              errors_dir: Path | None = None, known_size: bool = False) -> SetScore:
+              errors_dir: Path | None = None, known_size: bool = False,
+              die_to: float | None = None) -> SetScore:
     """Score ``reader`` on the images of one set in ``split``.
 
     With ``resize`` = (w, h) every image is first made a frame of that size (to
@@ -255,8 +270,12 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
     An image that does not decode or whose labels are malformed is not scored;
     it is listed in ``SetScore.skipped`` with the reason. With ``known_size``
     the reader is told the die size (``die_px``: the median labelled box's
-    longer side), as the table knows it from the board.
+    longer side), as the table knows it from the board. With ``die_to`` each image
+    is first shrunk (never enlarged) so that die is ``die_to`` px, and read as the
+    table reads its dice area: told the size, all dice one set (``one_size``).
     """
+    if resize is not None and die_to is not None:
+        raise ValueError("resize a frame or shrink its dice, not both")
     score = SetScore(set_dir.name)
     for p in list_images(set_dir, split):
         try:
@@ -269,15 +288,17 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
         if resize is not None:
             img, k, ox, oy = fit_frame(img, resize)
         try:
+            if die_to is not None:
+                img, k = shrink_to_die(img, read_labels(label_path_for(p), w, h), die_to)
             truth = [LabelledDie(d.value, (d.box[0] + ox, d.box[1] + oy, d.box[2] + ox,
                                            d.box[3] + oy))
                      for d in read_labels(label_path_for(p), round(w * k), round(h * k))]
         except LabelError as exc:
             score.skipped.append(str(exc))
             continue
-        die_px = labelled_die_px(truth) if known_size else None
+        die_px = labelled_die_px(truth) if known_size or die_to is not None else None
         t0 = time.perf_counter()
-        seen = reader.read(img, die_px=die_px)
+        seen = reader.read(img, die_px=die_px, one_size=die_to is not None)
         score.ms.append((time.perf_counter() - t0) * 1000)
         right, wrong, unread, missed, false = match(truth, seen)
         score.images += 1
@@ -301,7 +322,8 @@ def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = Fa
                   err: TextIO | None = None,
                   reader: DiceReader | None = None,
                   resize: tuple[int, int] | None = None,
-                  errors_dir: Path | None = None, known_size: bool = False) -> int:
+                  errors_dir: Path | None = None, known_size: bool = False,
+                  die_to: float | None = None) -> int:
     """Print one line per set (and a total) of the reader's scores on ``data_dir``;
     with ``errors_dir``, also draw the images not read exactly right into
     ``errors_dir/SET/`` (see :func:`bench_set`). Images that could not be scored
@@ -320,9 +342,11 @@ def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = Fa
         if errors_dir is not None:
             set_errors = errors_dir / s.name
             set_errors.mkdir(parents=True, exist_ok=True)
-        sc = bench_set(s, split, rd, resize, set_errors, known_size)
+        sc = bench_set(s, split, rd, resize, set_errors, known_size, die_to)
         sc.name = (f"{s.name} ({split}" + (f", {resize[0]}x{resize[1]}" if resize else "")
-                   + (", known die size)" if known_size else ")"))
+                   + (f", dice shrunk to {die_to:g} px, read as the table"
+                      if die_to is not None else "")
+                   + (", known die size)" if known_size and die_to is None else ")"))
         total.add(sc)
         out.write((json.dumps(sc.as_dict()) if as_json else sc.line()) + "\n")
     out.write((json.dumps(total.as_dict()) if as_json else total.line()) + "\n")
