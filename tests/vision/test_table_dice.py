@@ -6,7 +6,6 @@ import dataclasses
 import math
 from collections import Counter
 
-import cv2
 import numpy as np
 import pytest
 
@@ -230,6 +229,7 @@ def test_a_real_two_seen_large_is_not_split(name: str, die_to: int, line: int) -
     two pips into two "1"s until a die-size crop at its centre that reads "2"
     clearly kept it whole (rule 29, docs/dice-history.md)."""
     from vision.dice.data import default_data_dir, labelled_die_px, read_labels
+    from vision.dice.run import shrink_to_die
     from vision.image_file import read_image
 
     photo = default_data_dir() / "matteop65" / "images" / f"{name}.jpg"
@@ -240,15 +240,13 @@ def test_a_real_two_seen_large_is_not_split(name: str, die_to: int, line: int) -
                         img.shape[1], img.shape[0])
     die_px = labelled_die_px(truth)
     assert die_px is not None
-    k = die_to / die_px if die_to else 1.0
-    if k < 1:
-        img = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    img, k = shrink_to_die(img, truth, die_to) if die_to else (img, 1.0)
     two = truth[line]
     assert two.value == 2
-    x0, y0, x1, y1 = (v * min(k, 1.0) for v in two.box)
+    x0, y0, x1, y1 = (v * k for v in two.box)
 
     def values_on_it(reader: DiceReader) -> list[int | None]:
-        return [d.value for d in reader.read(img, die_px=die_px * min(k, 1.0), one_size=True)
+        return [d.value for d in reader.read(img, die_px=die_px * k, one_size=True)
                 if x0 <= d.center[0] <= x1 and y0 <= d.center[1] <= y1]
 
     assert values_on_it(DiceReader()) == [2]
