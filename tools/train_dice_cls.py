@@ -362,8 +362,11 @@ def table_items(n: int, seed: int, negatives: int = 6, touching: float = 0.0) ->
 #: JPEG-compressed; the log-normal spread of size and centre round a label's box;
 #: the crop's side in die sizes (``--crop-factor``; the reader must use the same).
 AUG = {"det": 0.5, "hue": 0.2, "shuffle": 0.2, "grey": 0.1, "invert": 0.05, "jpeg": 0.2,
-       "motion": 0.0, "contrast": 0.0, "size_sigma": 0.13, "offset_sigma": 0.05, "crop_factor": CLS_FACTOR,
-       "cls_size": CLS_SIZE}
+       "motion": 0.0, "contrast": 0.0, "lowres": 0.0, "size_sigma": 0.13, "offset_sigma": 0.05,
+       "crop_factor": CLS_FACTOR, "cls_size": CLS_SIZE}
+#: ``--lowres``: a crop is seen as if its die were this many px wide in the frame (the
+#: table camera's 15-30 px dice), where it is larger.
+LOWRES_DIE = (14.0, 28.0)
 #: A motion smear (``--motion``) up to this many die sizes keeps the die's value...
 MILD_SMEAR = (0.04, 0.12)
 #: ...and one in this range makes a die "unreadable" (a "4" smeared reads "6").
@@ -387,18 +390,37 @@ def crop_geometry(item: Item, rng: random.Random) -> tuple[float, float, float]:
     return cx + rng.uniform(-0.15, 0.15) * size, cy + rng.uniform(-0.15, 0.15) * size, size
 
 
+def at_lower_resolution(crop: np.ndarray, die_px: float, size: float,
+                        die_to: float) -> np.ndarray:
+    """``crop`` (of a die ``die_px`` wide in its frame, cropped at ``size``) as the
+    reader would crop it from a frame where the die is only ``die_to`` px: its
+    pixels averaged down to that resolution, then enlarged back bilinearly."""
+    side = crop.shape[0]
+    if die_to >= die_px:
+        return crop
+    small = round(AUG["crop_factor"] * size * die_to / max(1e-6, die_px))
+    if small >= side or small < 4:
+        return crop
+    low = cv2.resize(crop, (small, small), interpolation=cv2.INTER_AREA)
+    return cv2.resize(low, (side, side), interpolation=cv2.INTER_LINEAR)
+
+
 def crop_aug(item: Item, rng: random.Random) -> tuple[np.ndarray, int]:
     """One augmented training crop (3 x CLS_SIZE x CLS_SIZE, 0..1) and its class.
 
     With ``AUG["motion"]`` a crop is smeared in one direction (a die still moving,
     a hand-held shot): by ``MILD_SMEAR`` die sizes it keeps its class, by
-    ``STRONG_SMEAR`` a die becomes "unreadable". With ``AUG["contrast"]`` a crop is
+    ``STRONG_SMEAR`` a die becomes "unreadable". With ``AUG["lowres"]`` it is seen as
+    from a frame where the die is ``LOWRES_DIE`` px (:func:`at_lower_resolution`).
+    With ``AUG["contrast"]`` a crop is
     shown as the reader's second look shows it (``vision.dice.contrast_view``), its
     class kept, without the colour changes (it has no colour)."""
     cx, cy, size = crop_geometry(item, rng)
     crop = face_crop(item[0], cx, cy, size, rng.uniform(0, 360), rng.random() < 0.5,
                      out_size=int(AUG["cls_size"]), factor=AUG["crop_factor"])
     label = item[4]
+    if rng.random() < AUG["lowres"]:
+        crop = at_lower_resolution(crop, item[3], size, rng.uniform(*LOWRES_DIE))
     if rng.random() < AUG["motion"]:
         strong = rng.random() < STRONG_SHARE
         smear = rng.uniform(*(STRONG_SMEAR if strong else MILD_SMEAR))
@@ -570,7 +592,8 @@ def main() -> int:
     ap.add_argument("--table-weight", type=float, default=0.1,
                     help="share of each batch taken from the table scenes' crops (with --table)")
     ap.add_argument("--zoom", type=int, default=1, help="zoomed-out 'not a die' crops per photo")
-    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "motion", "contrast"):
+    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "motion", "contrast",
+                "lowres"):
         ap.add_argument(f"--{key}", type=float, default=AUG[key], help=f"share of crops: {key}")
     ap.add_argument("--eval-every", type=int, default=2000)
     ap.add_argument("--crop-factor", type=float, default=CLS_FACTOR,
@@ -582,8 +605,8 @@ def main() -> int:
     args = ap.parse_args()
     if args.cls_size < 16 or args.cls_size % 8:
         ap.error("--cls-size must be a multiple of 8, at least 16")
-    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "motion", "contrast", "crop_factor",
-                "cls_size"):
+    for key in ("det", "hue", "shuffle", "grey", "invert", "jpeg", "motion", "contrast", "lowres",
+                "crop_factor", "cls_size"):
         AUG[key] = getattr(args, key)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
