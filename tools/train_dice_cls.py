@@ -398,7 +398,7 @@ def at_lower_resolution(crop: np.ndarray, die_px: float, size: float,
     side = crop.shape[0]
     if die_to >= die_px:
         return crop
-    small = round(AUG["crop_factor"] * size * die_to / max(1e-6, die_px))
+    small = round(AUG["crop_factor"] * size * die_to / die_px)
     if small >= side or small < 4:
         return crop
     low = cv2.resize(crop, (small, small), interpolation=cv2.INTER_AREA)

@@ -314,4 +314,3 @@ def test_a_two_proposed_on_one_pip_is_read_as_a_two(monkeypatch: pytest.MonkeyPa
     reader.one_check_reach = 0.0
     assert [s[2] for s in _read_proposed(monkeypatch, img, pip, 0.6, reader=reader)] == [1]
     _both_read(_read_proposed(monkeypatch, img, pip, 0.6), ((300.0, 240.0), 2))
-

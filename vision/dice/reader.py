@@ -627,9 +627,7 @@ class DiceReader:
             # A die found by looking was read clearly at the die's size already.
             if c.beside or not self.keeps(c) or self.decide(c).value != 1:
                 continue
-            # A "1" read clearly in a crop of the die's size at its centre is one.
-            itself = self._read_at(img, c.cx, c.cy, die_px)
-            if itself is not None and self.decide(itself).value == 1:
+            if self._reads_at_die_size(img, c, die_px, 1):  # then it is a "1"
                 continue
             points = probe_points(c.cx, c.cy, die_px, self.one_check_reach,
                                   self.neighbour_directions // 2)
@@ -686,10 +684,9 @@ class DiceReader:
         for c in found:
             if not self._domino(c, out, die_px, self.split_oversize, value):
                 continue
-            if value is not None and self.split_twos_whole:  # one die seen large?
-                own = self._read_at(img, c.cx, c.cy, die_px)
-                if own is not None and self.decide(own).value == value:
-                    continue
+            if (value is not None and self.split_twos_whole
+                    and self._reads_at_die_size(img, c, die_px, value)):
+                continue  # one die seen large
             sides = [((c.cx + half * math.cos(a), c.cy + half * math.sin(a)),
                       (c.cx - half * math.cos(a), c.cy - half * math.sin(a))) for a in axes]
             crops, probs = self._one_view(img, [p for pair in sides for p in pair], die_px)
@@ -753,6 +750,13 @@ class DiceReader:
         """:meth:`_read_beside` at (x, y), its first view read here."""
         crops, probs = self._one_view(img, [(x, y)], die_px)
         return self._read_beside(img, x, y, die_px, crops[0], probs[0])
+
+    def _reads_at_die_size(self, img: np.ndarray, c: Candidate, die_px: float,
+                           value: int) -> bool:
+        """Whether a crop of one die's size at ``c``'s centre reads ``value`` clearly
+        (:meth:`_read_at`)."""
+        own = self._read_at(img, c.cx, c.cy, die_px)
+        return own is not None and self.decide(own).value == value
 
     def _read_beside(self, img: np.ndarray, x: float, y: float, die_px: float,
                      crop: np.ndarray, first: np.ndarray) -> Candidate | None:
