@@ -10,12 +10,14 @@ per-image ratios B / A (below 1: B is faster)::
     .venv/bin/python tools/time_dice_ab.py --b-cls /tmp/c.onnx --resize 2028x1520
     .venv/bin/python tools/time_dice_ab.py --a-set confirm_threshold=2   # a setting off in A
     .venv/bin/python tools/time_dice_ab.py --known-size --a-set domino_weak=0
+    .venv/bin/python tools/time_dice_ab.py --a-plain   # the space-to-depth twin's gain
 
 A and B default to the committed models; give the other files with
 ``--a-det/--a-cls/--b-det/--b-cls`` and numeric (or true/false as 1/0)
 ``DiceReader`` settings with ``--a-set/--b-set NAME=VALUE``; ``--known-size``
 tells both readers each photo's die size, as ``bench dice --known-size``
-does. One core (``cv2.setNumThreads(1)``), as the
+does; ``--a-plain/--b-plain`` make a reader read the plain detector file, not
+its space-to-depth twin (``DiceReader(space_to_depth=False)``). One core (``cv2.setNumThreads(1)``), as the
 targets are stated.
 """
 
@@ -72,6 +74,9 @@ def main() -> int:
                     help="a numeric DiceReader setting of A (repeatable)")
     ap.add_argument("--b-set", action="append", default=[], metavar="NAME=VALUE",
                     help="a numeric DiceReader setting of B (repeatable)")
+    for r in ("a", "b"):
+        ap.add_argument(f"--{r}-plain", action="store_true",
+                        help=f"reader {r.upper()} reads the plain detector file, not its space-to-depth twin")
     ap.add_argument("--data", type=Path, default=default_data_dir())
     ap.add_argument("--split", choices=["heldout", "dev", "val", "all"], default="heldout")
     ap.add_argument("--repeats", type=int, default=3, help="reads per image and reader; the best counts")
@@ -96,8 +101,8 @@ def main() -> int:
         print(f"no dice sets under {args.data}", file=sys.stderr)
         return 1
     cv2.setNumThreads(1)
-    a = DiceReader(args.a_det, args.a_cls)
-    b = DiceReader(args.b_det, args.b_cls)
+    a = DiceReader(args.a_det, args.a_cls, space_to_depth=False if args.a_plain else None)
+    b = DiceReader(args.b_det, args.b_cls, space_to_depth=False if args.b_plain else None)
     try:
         apply_settings(a, args.a_set)
         apply_settings(b, args.b_set)

@@ -34,6 +34,8 @@ import torch.nn.functional as F  # noqa: N812
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from space_to_depth_onnx import write_twin  # noqa: E402  (tools/, beside this script)
+
 from vision.dice import synth  # noqa: E402
 from vision.dice.data import (  # noqa: E402
     default_data_dir,
@@ -436,13 +438,16 @@ class Export(nn.Module):
 
 def export(net: DiceNet, path: Path) -> None:
     """Write ``net`` (a copy in eval mode, its fuse split: :meth:`DiceNet.split_fuse`)
-    as ONNX with the sigmoid and softmax of :class:`Export`."""
+    as ONNX with the sigmoid and softmax of :class:`Export`, and beside it its
+    space-to-depth twin (``tools/space_to_depth_onnx.py``), which the reader runs
+    on OpenCV 5."""
     net = copy.deepcopy(net).eval()
     net.split_fuse()
     dummy = torch.zeros(1, 3, 480, 640)
     torch.onnx.export(Export(net), (dummy,), str(path), input_names=["image"],
                       output_names=["out"], opset_version=13, dynamo=False,
                       dynamic_axes={"image": {2: "h", 3: "w"}, "out": {2: "gh", 3: "gw"}})
+    write_twin(path)
 
 
 def main() -> int:

@@ -50,6 +50,8 @@ _CLS_NETS = 8
 _MANY = 8  # with more dice than this, at most 2 classifier views each (time)
 _LARGE = 100.0  # die size (detector-input px) from which the half-scale pass is trusted
 _Proposal = tuple[float, float, float, float, np.ndarray]  # cx, cy, size, score, probs
+#: OpenCV 5's dnn engine, which runs the space-to-depth detector faster.
+_NEW_ENGINE = int(cv2.__version__.split(".")[0]) >= 5
 _K = TypeVar("_K")  # a network cache's key: an input shape
 _VIEWS = [(0.0, False), (90.0, True), (180.0, False), (270.0, True)]
 
@@ -131,10 +133,22 @@ class DiceReader:
                  cls_model_path: Path | str | None = None, *, work_side: int = 1024,
                  det_threshold: float = 0.5, value_threshold: float = 0.8,
                  not_die_threshold: float = 0.7, views: int = 2,
-                 min_side: int = 32, cls_size: int = CLS_SIZE) -> None:
+                 min_side: int = 32, cls_size: int = CLS_SIZE,
+                 space_to_depth: bool | None = None) -> None:
         path = Path(model_path) if model_path is not None else MODEL_PATH
         if not path.is_file():
             raise FileNotFoundError(f"dice model not found: {path}")
+        twin = space_to_depth_twin(path)
+        if space_to_depth is None:
+            space_to_depth = _NEW_ENGINE and twin.is_file()
+        if space_to_depth:
+            if not twin.is_file():
+                raise FileNotFoundError(f"dice model's space-to-depth twin not found: {twin}")
+            _check_twin(path, twin)
+            path = twin
+        #: The detector file read is the space-to-depth twin (see
+        #: :func:`space_to_depth_twin`): its input is filled by :func:`_s2d_blob`.
+        self.space_to_depth = space_to_depth
         cls_path = Path(cls_model_path) if cls_model_path is not None else CLS_MODEL_PATH
         if not cls_path.is_file():
             raise FileNotFoundError(f"dice classifier model not found: {cls_path}")
@@ -852,7 +866,7 @@ class DiceReader:
         pw = (-w) % _ALIGN
         if ph or pw:
             img = cv2.copyMakeBorder(img, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
-        blob = _blob(img)
+        blob = _s2d_blob(img) if self.space_to_depth else _blob(img)
         with self._lock:
             self._nets[level].setInput(blob)
             out = self._nets[level].forward()
@@ -867,7 +881,7 @@ class DiceReader:
         if ph or pw:
             img = cv2.copyMakeBorder(img, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
         key = img.shape[:2]
-        blob = _blob(img)
+        blob = _s2d_blob(img) if self.space_to_depth else _blob(img)
         with self._lock:
             net = _recent_net(self._sized_nets, key, self._det_path, _SIZED_NETS)
             net.setInput(blob)
@@ -954,6 +968,47 @@ def _blob(img: np.ndarray) -> np.ndarray:
     for i, ch in enumerate(cv2.split(img)):
         np.multiply(ch, np.float32(1.0 / 255.0), out=out[0, i])
     return out
+
+
+def _s2d_blob(img: np.ndarray) -> np.ndarray:
+    """A BGR uint8 image of even sides as the space-to-depth twin's input: a
+    1x12x(H/2)x(W/2) float32 blob scaled to 0..1, channel ``(2 * dy + dx) * 3 + c``
+    holding colour ``c`` of the pixels at row offset ``dy`` and column offset ``dx``
+    in each 2x2 block."""
+    h, w = img.shape[:2]
+    blocks = img.reshape(h // 2, 2, w // 2, 2, 3).transpose(1, 3, 4, 0, 2)
+    out = np.empty((1, 12, h // 2, w // 2), np.float32)
+    np.multiply(blocks.reshape(12, h // 2, w // 2), np.float32(1.0 / 255.0), out=out[0])
+    return out
+
+
+def space_to_depth_twin(model_path: Path) -> Path:
+    """Where a detector file's space-to-depth twin lies (``dice.onnx`` ->
+    ``dice_s2d.onnx``): the same network with its first convolution (3x3,
+    stride 2) rewritten as a 2x2 convolution over the frame's 2x2 blocks stacked
+    as 12 channels (``tools/space_to_depth_onnx.py``; outputs within 1e-5). OpenCV
+    5's dnn engine runs it in ~0.9x the time; its classic engine (OpenCV 4, the
+    Pi's) slower, so it is used only on the new one (docs/dice.md)."""
+    return model_path.with_name(model_path.stem + "_s2d" + model_path.suffix)
+
+
+def _check_twin(path: Path, twin: Path) -> None:
+    """Raise ``ValueError`` unless the detector files ``path`` and ``twin`` (its
+    space-to-depth twin) give the same outputs on a test pattern: a twin left
+    from an earlier detector would read with other weights."""
+    yy, xx = np.mgrid[0:64, 0:64]
+    img = np.dstack([(xx * 4) % 256, (yy * 4) % 256, ((xx + yy) * 2 + 3 * (xx // 8 % 2)) % 256]
+                    ).astype(np.uint8)
+    a, b = cv2.dnn.readNetFromONNX(str(path)), cv2.dnn.readNetFromONNX(str(twin))
+    a.setInput(_blob(img))
+    b.setInput(_s2d_blob(img))
+    try:
+        diff = float(np.abs(np.asarray(a.forward()) - np.asarray(b.forward())).max())
+    except (cv2.error, ValueError):  # another network altogether
+        diff = math.inf
+    if not diff <= 1e-4:
+        raise ValueError(f"{twin} is not the space-to-depth twin of {path} (outputs differ by "
+                         f"{diff:.3g}): write it again with tools/space_to_depth_onnx.py")
 
 
 def face_crop(img: np.ndarray, cx: float, cy: float, size: float, angle: float = 0.0,
