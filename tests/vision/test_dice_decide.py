@@ -106,8 +106,10 @@ def test_documented_settings_are_the_defaults() -> None:
     assert len(settings) >= 15
     for name, documented in settings.items():
         actual = getattr(reader, name)
-        if isinstance(actual, tuple):  # a range, documented as "lo-hi"
+        if isinstance(actual, tuple) and len(actual) == 2:  # a range, documented as "lo-hi"
             assert documented == "-".join(f"{v:g}" for v in actual), name
+        elif isinstance(actual, tuple):  # a list, documented as "a / b / c"
+            assert documented == " / ".join(f"{v:g}" for v in actual), name
         elif isinstance(actual, str):
             assert documented == f'"{actual}"', name
         elif isinstance(actual, bool):

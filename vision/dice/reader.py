@@ -100,7 +100,8 @@ class Candidate:
     side of a split pair (:meth:`DiceReader._split_pairs`), or read again at the
     known size (:meth:`DiceReader._reread_dominoes`). ``doubted``: proposed far from
     the known die size, a crop of that size reads another outcome
-    (:meth:`DiceReader._check_off_size`, at the table): its value is withheld.
+    (:meth:`DiceReader._check_off_size`, at the table), or a "1" with a surer "2"
+    round it (:meth:`DiceReader._check_ones`): its value is withheld.
     """
 
     cx: float
@@ -296,6 +297,11 @@ class DiceReader:
         #: dice round it are read, and a "2" read clearly there replaces it
         #: (:meth:`_check_ones`); 0: off.
         self.one_check_reach = 0.35
+        #: With ``die_px``: a "1" that reads "1" clearly at the die's size still gets
+        #: no value where a point this many dice round it (12 directions each)
+        #: reads "2" more surely, all views: a pip of a "2" face to face with
+        #: another die (:meth:`_check_ones`); empty: off.
+        self.one_rival_reaches: tuple[float, ...] = (0.25, 0.35, 0.45)
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None, plain: np.ndarray | None = None,
@@ -630,7 +636,10 @@ class DiceReader:
         detector sometimes proposes one of them as a small die, and a crop
         centred there shows one pip: a "1". A "1"
         that reads "1" clearly (:meth:`_read_beside`) in a crop of the die's size
-        at its centre stands (one found by looking was read so already). Round
+        at its centre stands (one found by looking was read so already), unless a
+        point round it reads "2" more surely (:meth:`_two_surer_round`): then it is
+        withheld (``doubted``), the "2" not taken, as a crop centred on a "2"'s pip
+        with another die face to face can read "1" clearly. Round
         any other, the ``neighbour_directions`` / 2 points ``one_check_reach``
         dice away are read in one view; the surest "2" there, if read clearly and
         not within half a die of another reported die, takes its place. Only a
@@ -641,7 +650,10 @@ class DiceReader:
             # A die found by looking was read clearly at the die's size already.
             if c.beside or not self.keeps(c) or self.decide(c).value != 1:
                 continue
-            if self._reads_at_die_size(img, c, die_px, 1):  # then it is a "1"
+            own = self._read_at(img, c.cx, c.cy, die_px)
+            if own is not None and self.decide(own).value == 1:  # then it is a "1" ...
+                if self._two_surer_round(img, c, die_px, own.probs[0]):  # ... or in doubt
+                    out = [replace(c, doubted=True) if o is c else o for o in out]
                 continue
             points = probe_points(c.cx, c.cy, die_px, self.one_check_reach,
                                   self.neighbour_directions // 2)
@@ -656,6 +668,20 @@ class DiceReader:
             if die is not None and self.decide(die).value == 2:
                 out = [die if o is c else o for o in out]
         return out
+
+    def _two_surer_round(self, img: np.ndarray, c: Candidate, die_px: float,
+                         one: float) -> bool:
+        """Whether a point ``one_rival_reaches`` dice round ``c`` reads "2" more surely
+        than ``one``, all views together (a die-size crop there, not "not a die")."""
+        points = [p for r in self.one_rival_reaches
+                  for p in probe_points(c.cx, c.cy, die_px, r, self.neighbour_directions // 2)]
+        if not points:
+            return False
+        views = _VIEWS[: max(1, self.views)]
+        crops = [face_crop(img, x, y, die_px, angle, flip, self.cls_size, self.crop_factor)
+                 for x, y in points for angle, flip in views]
+        rows = self._classify(crops).reshape(len(points), len(views), -1).mean(axis=1)
+        return self._surest(rows, above=one, value=2) is not None
 
     def _domino(self, c: Candidate, found: list[Candidate], die_px: float,
                 oversize: float, value: int | None = None) -> bool:
