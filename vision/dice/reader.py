@@ -270,6 +270,10 @@ class DiceReader:
         #: camera), whose pips alone would read "1" each (rule 29).
         self.split_twos = True
         self.split_twos_whole = True
+        #: ... and a lone "2" that large, neither read "2" clearly at one die's size
+        #: nor split, gets no value where one side of the split was read clearly:
+        #: a "2" and a "1" face to face read as one "2" between them (rule 35).
+        self.withhold_unsplit_twos = True
         #: ... or, from ``reread_oversize`` die sizes, one die of such a pair seen
         #: with part of its neighbour (:meth:`_reread_dominoes`); above ~2: off.
         self.reread_oversize = 1.15
@@ -716,7 +720,9 @@ class DiceReader:
         whose less sure side is surest, both are read in the other ``views``, and
         both must be read clearly (:meth:`_read_beside`). With ``value`` (a lone
         "2" at the table), not where a crop of one die's size at its centre reads
-        that value clearly (``split_twos_whole``): one die seen large."""
+        that value clearly (``split_twos_whole``): one die seen large; and where it
+        is neither that nor split but one side was read clearly, its value is
+        withheld (``withhold_unsplit_twos``): two dice read as one "2" between them."""
         half = self.neighbour_distance / 2 * die_px
         axes = [math.pi * k / (self.neighbour_directions // 2)
                 for k in range(self.neighbour_directions // 2)]
@@ -727,19 +733,31 @@ class DiceReader:
             if (value is not None and self.split_twos_whole
                     and self._reads_at_die_size(img, c, die_px, value)):
                 continue  # one die seen large
-            sides = [((c.cx + half * math.cos(a), c.cy + half * math.sin(a)),
-                      (c.cx - half * math.cos(a), c.cy - half * math.sin(a))) for a in axes]
-            crops, probs = self._one_view(img, [p for pair in sides for p in pair], die_px)
-            sure = [self._sureness(pc) for pc in probs]
-            best = max(range(len(axes)), key=lambda j: min(sure[2 * j], sure[2 * j + 1]))
-            if min(sure[2 * best], sure[2 * best + 1]) <= 0.0:
-                continue
-            pair = [self._read_beside(img, x, y, die_px, crops[2 * best + m],
-                                      probs[2 * best + m])
-                    for m, (x, y) in enumerate(sides[best])]
-            if all(d is not None for d in pair):
-                out = [o for o in out if o is not c] + [d for d in pair if d is not None]
+            pair, one_side = self._split(img, c, die_px, half, axes)
+            if pair is not None:
+                out = [o for o in out if o is not c] + pair
+            elif value is not None and self.withhold_unsplit_twos and one_side:
+                # neither one die nor split, but a die read clearly half a die off
+                out = [replace(c, doubted=True) if o is c else o for o in out]
         return out
+
+    def _split(self, img: np.ndarray, c: Candidate, die_px: float, half: float,
+               axes: list[float]) -> tuple[list[Candidate] | None, bool]:
+        """Two dice face to face where ``c`` was proposed: on the axis (of ``axes``,
+        radians) whose less sure side, ``half`` pixels from its centre, reads surest
+        in one view, both sides read clearly (:meth:`_read_beside`); else None. And
+        whether at least one side was read clearly."""
+        sides = [((c.cx + half * math.cos(a), c.cy + half * math.sin(a)),
+                  (c.cx - half * math.cos(a), c.cy - half * math.sin(a))) for a in axes]
+        crops, probs = self._one_view(img, [p for pair in sides for p in pair], die_px)
+        sure = [self._sureness(pc) for pc in probs]
+        best = max(range(len(axes)), key=lambda j: min(sure[2 * j], sure[2 * j + 1]))
+        if min(sure[2 * best], sure[2 * best + 1]) <= 0.0:
+            return None, False
+        pair = [self._read_beside(img, x, y, die_px, crops[2 * best + m], probs[2 * best + m])
+                for m, (x, y) in enumerate(sides[best])]
+        read = [d for d in pair if d is not None]
+        return (read if len(read) == 2 else None), bool(read)
 
     def _reread_dominoes(self, img: np.ndarray, found: list[Candidate],
                          die_px: float) -> list[Candidate]:
