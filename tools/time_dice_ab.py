@@ -17,8 +17,8 @@ A and B default to the committed models; give the other files with
 ``DiceReader`` settings with ``--a-set/--b-set NAME=VALUE``; ``--known-size``
 tells both readers each photo's die size, as ``bench dice --known-size``
 does; ``--a-plain/--b-plain`` make a reader read the plain detector file, not
-its space-to-depth twin (``DiceReader(space_to_depth=False)``). One core (``cv2.setNumThreads(1)``), as the
-targets are stated.
+its space-to-depth twin (``DiceReader(space_to_depth=False)``). One core
+(``cv2.setNumThreads(1)``), as the targets are stated.
 """
 
 from __future__ import annotations

@@ -100,8 +100,10 @@ class Candidate:
     side of a split pair (:meth:`DiceReader._split_pairs`), or read again at the
     known size (:meth:`DiceReader._reread_dominoes`). ``doubted``: proposed far from
     the known die size, a crop of that size reads another outcome
-    (:meth:`DiceReader._check_off_size`, at the table), or a "1" with a surer "2"
-    round it (:meth:`DiceReader._check_ones`): its value is withheld.
+    (:meth:`DiceReader._check_off_size`, at the table), a "1" with a surer "2"
+    round it (:meth:`DiceReader._check_ones`), or a large "2" neither whole nor
+    split with a die read beside its centre (:meth:`DiceReader._split_pairs`): its
+    value is withheld.
     """
 
     cx: float
@@ -1022,7 +1024,7 @@ def _s2d_blob(img: np.ndarray) -> np.ndarray:
     h, w = img.shape[:2]
     blocks = img.reshape(h // 2, 2, w // 2, 2, 3).transpose(1, 3, 4, 0, 2)
     out = np.empty((1, 12, h // 2, w // 2), np.float32)
-    np.multiply(blocks.reshape(12, h // 2, w // 2), np.float32(1.0 / 255.0), out=out[0])
+    np.multiply(blocks, np.float32(1.0 / 255.0), out=out[0].reshape(2, 2, 3, h // 2, w // 2))
     return out
 
 
