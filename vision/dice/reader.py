@@ -303,10 +303,10 @@ class DiceReader:
         #: dice round it are read, and a "2" read clearly there replaces it
         #: (:meth:`_check_ones`); 0: off.
         self.one_check_reach = 0.35
-        #: With ``die_px``: a "1" that reads "1" clearly at the die's size still gets
-        #: no value where a point this many dice round it (12 directions each)
-        #: reads "2" more surely, all views: a pip of a "2" face to face with
-        #: another die (:meth:`_check_ones`); empty: off.
+        #: With ``die_px`` and ``one_size`` (the table): a "1" that reads "1" clearly
+        #: at the die's size still gets no value where a point this many dice round
+        #: it (12 directions each) reads "2" more surely, all views: a pip of a "2"
+        #: face to face with another die (:meth:`_check_ones`); empty: off.
         self.one_rival_reaches: tuple[float, ...] = (0.25, 0.35, 0.45)
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
@@ -405,7 +405,7 @@ class DiceReader:
             if one_size and self.split_twos:
                 judged = self._split_pairs(img, judged, die_px, value=2)
         if die_px is not None and self.one_check_reach > 0:
-            judged = self._check_ones(img, judged, die_px)
+            judged = self._check_ones(img, judged, die_px, one_size)
         if die_px is not None and (self.check_off_size or one_size):
             judged = self._check_off_size(img, judged, die_px)
         found = [replace(c, cx=c.cx + ox, cy=c.cy + oy) for c in judged]
@@ -634,7 +634,7 @@ class DiceReader:
         return out
 
     def _check_ones(self, img: np.ndarray, found: list[Candidate],
-                    die_px: float) -> list[Candidate]:
+                    die_px: float, one_size: bool = False) -> list[Candidate]:
         """``found`` (candidates in ``img``'s pixels), with each reported "1" that is
         a pip of a "2" replaced by that "2".
 
@@ -642,10 +642,11 @@ class DiceReader:
         detector sometimes proposes one of them as a small die, and a crop
         centred there shows one pip: a "1". A "1"
         that reads "1" clearly (:meth:`_read_beside`) in a crop of the die's size
-        at its centre stands (one found by looking was read so already), unless a
-        point round it reads "2" more surely (:meth:`_two_surer_round`): then it is
-        withheld (``doubted``), the "2" not taken, as a crop centred on a "2"'s pip
-        with another die face to face can read "1" clearly. Round
+        at its centre stands (one found by looking was read so already), unless
+        (with ``one_size``, the table) a point round it reads "2" more surely
+        (:meth:`_two_surer_round`): then it is withheld (``doubted``), the "2" not
+        taken, as a crop centred on a "2"'s pip with another die face to face can
+        read "1" clearly. Round
         any other, the ``neighbour_directions`` / 2 points ``one_check_reach``
         dice away are read in one view; the surest "2" there, if read clearly and
         not within half a die of another reported die, takes its place. Only a
@@ -657,8 +658,8 @@ class DiceReader:
             if c.beside or not self.keeps(c) or self.decide(c).value != 1:
                 continue
             own = self._read_at(img, c.cx, c.cy, die_px)
-            if own is not None and self.decide(own).value == 1:  # then it is a "1" ...
-                if self._two_surer_round(img, c, die_px, own.probs[0]):  # ... or in doubt
+            if own is not None and self.decide(own).value == 1:  # a "1", unless in doubt
+                if one_size and self._two_surer_round(img, c, die_px, own.probs[0]):
                     out = [replace(c, doubted=True) if o is c else o for o in out]
                 continue
             points = probe_points(c.cx, c.cy, die_px, self.one_check_reach,
@@ -684,9 +685,20 @@ class DiceReader:
         if not points:
             return False
         views = _VIEWS[: max(1, self.views)]
-        crops = [face_crop(img, x, y, die_px, angle, flip, self.cls_size, self.crop_factor)
-                 for x, y in points for angle, flip in views]
-        rows = self._classify(crops).reshape(len(points), len(views), -1).mean(axis=1)
+        crops, first = self._one_view(img, points, die_px)
+        # The views' mean reads "2" above ``one`` only where the first view's "2"
+        # exceeds this (each other view adds at most 1 - one): the others are read
+        # only there, with the same outcome as reading all of them everywhere.
+        slack = (len(views) - 1) * (1.0 - one) + 1e-6
+        near = [i for i, pc in enumerate(first) if pc[1] > one * pc[:_NOT_DIE].sum() - slack]
+        if not near:
+            return False
+        rows = first[near]
+        if len(views) > 1:
+            rest = self._classify([face_crop(img, *points[i], die_px, angle, flip, self.cls_size,
+                                             self.crop_factor)
+                                   for i in near for angle, flip in views[1:]])
+            rows = (rows + rest.reshape(len(near), len(views) - 1, -1).sum(axis=1)) / len(views)
         return self._surest(rows, above=one, value=2) is not None
 
     def _domino(self, c: Candidate, found: list[Candidate], die_px: float,
