@@ -18,6 +18,7 @@ docs/dice.md.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from dataclasses import dataclass, replace
@@ -685,7 +686,7 @@ class DiceReader:
         if not points:
             return False
         views = _VIEWS[: max(1, self.views)]
-        crops, first = self._one_view(img, points, die_px)
+        _, first = self._one_view(img, points, die_px)
         # The views' mean reads "2" above ``one`` only where the first view's "2"
         # exceeds this (each other view adds at most 1 - one): the others are read
         # only there, with the same outcome as reading all of them everywhere.
@@ -924,11 +925,16 @@ class DiceReader:
         pw = (-w) % _ALIGN
         if ph or pw:
             img = cv2.copyMakeBorder(img, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
-        blob = _s2d_blob(img) if self.space_to_depth else _blob(img)
+        blob = self._detector_blob(img)
         with self._lock:
             self._nets[level].setInput(blob)
             out = self._nets[level].forward()
         return np.asarray(out)[0]
+
+    def _detector_blob(self, img: np.ndarray) -> np.ndarray:
+        """The detector's input for the padded region ``img``: the plain file's or,
+        with ``space_to_depth``, its twin's (:func:`_s2d_blob`)."""
+        return _s2d_blob(img) if self.space_to_depth else _blob(img)
 
     def _forward_sized(self, img: np.ndarray, bucket: int = _BUCKET) -> np.ndarray:
         """The detector on a region scaled by ``die_px``: padded up to a multiple of
@@ -939,7 +945,7 @@ class DiceReader:
         if ph or pw:
             img = cv2.copyMakeBorder(img, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
         key = img.shape[:2]
-        blob = _s2d_blob(img) if self.space_to_depth else _blob(img)
+        blob = self._detector_blob(img)
         with self._lock:
             net = _recent_net(self._sized_nets, key, self._det_path, _SIZED_NETS)
             net.setInput(blob)
@@ -1053,7 +1059,16 @@ def space_to_depth_twin(model_path: Path) -> Path:
 def _check_twin(path: Path, twin: Path) -> None:
     """Raise ``ValueError`` unless the detector files ``path`` and ``twin`` (its
     space-to-depth twin) give the same outputs on a test pattern: a twin left
-    from an earlier detector would read with other weights."""
+    from an earlier detector would read with other weights. Checked once per
+    process for the files as they are (their sizes and times), not per reader."""
+    stamps = tuple((p.stat().st_size, p.stat().st_mtime_ns) for p in (path, twin))
+    _check_twin_files(path.resolve(), twin.resolve(), stamps)
+
+
+@functools.lru_cache(maxsize=8)
+def _check_twin_files(path: Path, twin: Path, stamps: tuple[tuple[int, int], ...]) -> None:
+    """:func:`_check_twin` for files of these ``stamps`` (the cache key; a failed
+    check raises and is not cached)."""
     yy, xx = np.mgrid[0:64, 0:64]
     img = np.dstack([(xx * 4) % 256, (yy * 4) % 256, ((xx + yy) * 2 + 3 * (xx // 8 % 2)) % 256]
                     ).astype(np.uint8)
