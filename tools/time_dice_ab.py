@@ -11,6 +11,7 @@ per-image ratios B / A (below 1: B is faster)::
     .venv/bin/python tools/time_dice_ab.py --a-set confirm_threshold=2   # a setting off in A
     .venv/bin/python tools/time_dice_ab.py --known-size --a-set domino_weak=0
     .venv/bin/python tools/time_dice_ab.py --a-plain   # the space-to-depth twin's gain
+    .venv/bin/python tools/time_dice_ab.py --a-set fast_area_shrink=0 --resize 2028x1520
 
 A and B default to the committed models; give the other files with
 ``--a-det/--a-cls/--b-det/--b-cls`` and numeric (or true/false as 1/0)

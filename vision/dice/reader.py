@@ -28,6 +28,7 @@ from typing import TypeVar
 import cv2
 import numpy as np
 
+from vision.area_shrink import shrink_by_area
 from vision.dice.contrast_view import contrast_view
 from vision.dice.neighbours import busyness, points_around, probe_points
 from vision.dice.spots import busy_windows
@@ -188,6 +189,11 @@ class DiceReader:
         #: Also look for close-up dice at half scale (about +25 % time); not
         #: done when the caller gives the dice's size (``die_px``).
         self.large_pass = True
+        #: Shrink a frame to the working size by :func:`vision.area_shrink.shrink_by_area`
+        #: (the same pixel-area average as OpenCV's ``INTER_AREA`` within a few grey
+        #: levels; 2028x1520 -> 1024x768 in ~8 ms instead of ~20 ms) rather than by
+        #: ``INTER_AREA`` itself (rule 36, docs/dice-history.md). False: ``INTER_AREA``.
+        self.fast_area_shrink = True
         #: With ``die_px``: the die size the region is scaled to for the detector,
         #: the longest side the scaled region may have (time), and the heatmap
         #: score a die needs (lower than ``det_threshold``: at a known scale, in a
@@ -388,8 +394,12 @@ class DiceReader:
             scale = min(self.die_target / die_px, self.max_side / max(h, w))
         small = img
         if scale != 1.0:
-            small = cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))),
-                               interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_LINEAR)
+            size = (max(1, round(w * scale)), max(1, round(h * scale)))
+            if scale < 1.0 and self.fast_area_shrink:
+                small = shrink_by_area(img, size)
+            else:
+                small = cv2.resize(img, size, interpolation=cv2.INTER_AREA if scale < 1.0
+                                   else cv2.INTER_LINEAR)
             if min(small.shape[:2]) < self.min_side:
                 return []
         within = None
