@@ -466,8 +466,7 @@ class DiceReader:
             weak = [not ok or score < self.sized_det_threshold
                     for ok, (_, _, _, score, _) in zip(sized, props, strict=True)]
             min_crop = self.sized_min_crop * die_px * scale  # a pip alone is no die
-        crops = [face_crop(img, cx / scale, cy / scale, max(size, min_crop) / scale, angle,
-                           flip, self.cls_size, self.crop_factor)
+        crops = [self._crop(img, cx / scale, cy / scale, max(size, min_crop) / scale, angle, flip)
                  for cx, cy, size, _, _ in props for angle, flip in views]
         cls_out = self._classify(crops).reshape(len(props), len(views), -1)
         cls_out = cls_out.mean(axis=1)
@@ -594,9 +593,14 @@ class DiceReader:
                   die_px: float) -> tuple[list[np.ndarray], np.ndarray]:
         """Crops of dice ``die_px`` across centred on ``points``, as they are (the
         first view), and the classifier's rows for them."""
-        crops = [face_crop(img, x, y, die_px, 0.0, False, self.cls_size, self.crop_factor)
-                 for x, y in points]
+        crops = [self._crop(img, x, y, die_px) for x, y in points]
         return crops, self._classify(crops)
+
+    def _crop(self, img: np.ndarray, x: float, y: float, size: float, angle: float = 0.0,
+              flip: bool = False) -> np.ndarray:
+        """:func:`face_crop` of a die ``size`` across at (x, y) as this reader's
+        classifier sees it (``cls_size``, ``crop_factor``)."""
+        return face_crop(img, x, y, size, angle, flip, self.cls_size, self.crop_factor)
 
     def _sureness(self, pc: np.ndarray) -> float:
         """How surely a classifier row reads a value: the probability of the most
@@ -635,8 +639,8 @@ class DiceReader:
         if not doubt:
             return found
         views = _VIEWS[: max(1, self.views)]
-        crops = [face_crop(img, found[i].cx, found[i].cy, die_px, angle, flip, self.cls_size,
-                           self.crop_factor) for i in doubt for angle, flip in views]
+        crops = [self._crop(img, found[i].cx, found[i].cy, die_px, angle, flip)
+                 for i in doubt for angle, flip in views]
         rows = self._classify(crops).reshape(len(doubt), len(views), -1).mean(axis=1)
         out = list(found)
         for i, pc in zip(doubt, rows, strict=True):
@@ -706,8 +710,7 @@ class DiceReader:
             return False
         rows = first[near]
         if len(views) > 1:
-            rest = self._classify([face_crop(img, *points[i], die_px, angle, flip, self.cls_size,
-                                             self.crop_factor)
+            rest = self._classify([self._crop(img, *points[i], die_px, angle, flip)
                                    for i in near for angle, flip in views[1:]])
             rows = (rows + rest.reshape(len(near), len(views) - 1, -1).sum(axis=1)) / len(views)
         return self._surest(rows, above=one, value=2) is not None
@@ -850,8 +853,8 @@ class DiceReader:
         views = _VIEWS[1: max(1, self.views)]
         rows = [first]
         if views:
-            rows += list(self._classify([face_crop(img, x, y, die_px, angle, flip, self.cls_size,
-                                                   self.crop_factor) for angle, flip in views]))
+            rows += list(self._classify([self._crop(img, x, y, die_px, angle, flip)
+                                         for angle, flip in views]))
         pc = np.mean(rows, axis=0)
         pv = _outcome_probs(pc)
         k = int(np.argmax(pv))
