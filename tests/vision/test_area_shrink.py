@@ -47,7 +47,8 @@ def test_sharp_edges_and_flat_areas_are_kept() -> None:
     img[700:710, 300:1800] = 0   # a thin dark line
     got = shrink_by_area(img, (1024, 768))
     assert got.shape == (768, 1024)
-    assert _largest_difference(got, _area(img, (1024, 768))) <= 3
+    # One axis's bound and the roundings (OpenCV 4.10 rounds one level more than 5)
+    assert _largest_difference(got, _area(img, (1024, 768))) <= MAX_ERROR + 2
     assert (got[:300, :490] == 40).all() and (got[:300, 520:] == 220).all()
     assert got[350:357, 200:400].min() == 0  # the line, 5 px wide at half size
 
