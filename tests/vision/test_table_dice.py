@@ -190,7 +190,7 @@ def test_a_two_read_one_on_its_pip_is_not_given_a_one(board: Board, bench_board_
     assert values_read(unchecked) == [1]
 
 
-@pytest.mark.parametrize(("seed", "scene"), [(1, 48), (8, 197), (13, 84)])
+@pytest.mark.parametrize(("seed", "scene"), [(1, 48), (13, 84)])
 def test_two_dice_read_as_one_two_are_not_given_a_two(board: Board, bench_board_image: np.ndarray,
                                                       seed: int, scene: int) -> None:
     """Touching bench scenes where a "2" and a "1" face to face were proposed as one
@@ -210,6 +210,33 @@ def test_two_dice_read_as_one_two_are_not_given_a_two(board: Board, bench_board_
     unchecked = DiceReader()
     unchecked.withhold_unsplit_twos = False
     assert values_read(unchecked) == [2]
+
+
+@pytest.mark.parametrize(("seed", "scene"), [(0, 71), (8, 197)])
+def test_dice_found_by_looking_unsure_only_whether_readable_are_reported(
+        board: Board, bench_board_image: np.ndarray, seed: int, scene: int) -> None:
+    """Touching bench scenes read as one die (``null``) between two dice face to
+    face: either side of the split reads its value at 0.85-0.9 in all views, the
+    rest "unreadable" (the neighbour's edge in the crop's margin), no other value
+    above 0.03, so both dice are reported, each at its place (rule 38 of
+    docs/dice-history.md: ``found_readable_floor``); at the 0.9 bar alone, not."""
+    sc, pose = _bench_scene(board, bench_board_image, seed, scene, True)
+
+    def dice_read(reader: DiceReader) -> list[tuple[int | None, int | None]]:
+        """Each reading near the pair: its value and the true die it lies on."""
+        found = read_table_dice(sc.image, board, pose, reader=reader)
+        mid = np.mean([d.center for d in sc.dice], axis=0)
+        near = [r for r in found if math.dist(r.center, mid) < sc.die_side_px(sc.dice[0])]
+        on = [next((i for i, d in enumerate(sc.dice)
+                    if math.dist(r.center, d.center) < 0.3 * sc.die_side_px(d)), None)
+              for r in near]
+        return sorted(((r.value, i) for r, i in zip(near, on, strict=True)), key=str)
+
+    truth = sorted(((d.value, i) for i, d in enumerate(sc.dice)), key=str)
+    assert dice_read(DiceReader()) == truth
+    strict = DiceReader()
+    strict.found_readable_floor = 1.0
+    assert [v for v, _ in dice_read(strict)] == [None]
 
 
 def test_the_table_says_its_dice_are_one_size(board: Board,

@@ -298,6 +298,12 @@ class DiceReader:
         #: The value a die found by looking (no proposal there, or not at its
         #: size) needs in all views together (:meth:`_read_beside`).
         self.found_value_threshold = 0.9
+        #: ... or ``found_readable_floor`` where no other value reads above
+        #: ``found_rival_max``: its doubt is "unreadable" (a neighbour's edge in the
+        #: crop's margin), not another value (rule 38). A floor at or above
+        #: ``found_value_threshold``: off.
+        self.found_readable_floor = 0.85
+        self.found_rival_max = 0.03
         #: With ``die_px``: a reading proposed outside ``off_size_range`` times the
         #: die size must read the same most likely outcome in a crop of the die
         #: size too (:meth:`_check_off_size`): always if ``check_off_size``, else
@@ -858,7 +864,7 @@ class DiceReader:
         pc = np.mean(rows, axis=0)
         pv = _outcome_probs(pc)
         k = int(np.argmax(pv))
-        if k == _UNREADABLE or pv[k] < self.found_value_threshold or pc[_NOT_DIE] > self.weak_not_die:
+        if k == _UNREADABLE or pc[_NOT_DIE] > self.weak_not_die or not self._found_clearly(pv, k):
             return None
         zoom = self.cls_size / (die_px * self.crop_factor)
         c = Candidate(x, y, die_px, self._lowest_peak(sized=True), tuple(float(v) for v in pv),
@@ -866,6 +872,16 @@ class DiceReader:
                       noise=round(noise_sigma(img) * min(1.0, zoom), 2),
                       blur=round(edge_width(crop) / max(1.0, zoom), 3), beside=True)
         return None if self.degraded(c) else c
+
+    def _found_clearly(self, pv: np.ndarray, k: int) -> bool:
+        """Whether outcome probabilities ``pv`` read value ``k`` (an index) clearly
+        enough for a die found by looking: at ``found_value_threshold``, or at
+        ``found_readable_floor`` with every other value at ``found_rival_max`` or
+        less."""
+        if pv[k] >= self.found_value_threshold:
+            return True
+        rival = max(float(p) for i, p in enumerate(pv[:_UNREADABLE]) if i != k)
+        return pv[k] >= self.found_readable_floor and rival <= self.found_rival_max
 
     def _with_large_dice(self, small: np.ndarray, props: list[_Proposal]
                          ) -> tuple[list[_Proposal], dict[int, list[int]]]:
