@@ -854,7 +854,7 @@ class DiceReader:
                      crop: np.ndarray, first: np.ndarray) -> Candidate | None:
         """A die at (x, y) that no proposal gave, read in ``crop`` (the first view,
         probabilities ``first``) and the other ``views``: a candidate when all
-        views together read a value at ``found_value_threshold``, "not a die" at
+        views together read a value clearly (:meth:`_found_clearly`), "not a die" at
         ``weak_not_die`` or less, and the crop is neither too noisy nor blurred."""
         views = _VIEWS[1: max(1, self.views)]
         rows = [first]
