@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.conftest import six_dice_frame
 from vision.area_shrink import MAX_ERROR, fast_area_applies, shrink_by_area
 from vision.dice.reader import DiceReader
-from vision.dice.synth import draw_die
 
 
 def _area(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -61,23 +61,12 @@ def test_where_the_fast_way_applies() -> None:
     assert not fast_area_applies((800, 600), (1024, 768))     # an enlargement
 
 
-def _camera_frame(seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    img = np.full((1520, 2028, 3), (110, 140, 100), np.uint8)
-    img = cv2.add(img, rng.integers(0, 30, img.shape, dtype=np.uint8))
-    for k, value in enumerate(range(1, 7)):
-        draw_die(img, rng, 250 + 300 * k, 500 + 200 * (k % 3), 60 + 4 * k, value,
-                 angle=20.0 * k, body=(235, 240, 240) if k % 2 else (30, 30, 160),
-                 pip=(20, 20, 20) if k % 2 else (240, 240, 240))
-    return img
-
-
 def test_the_reader_reads_alike_with_either_shrink() -> None:
     fast, area = DiceReader(), DiceReader()
     area.fast_area_shrink = False
     assert fast.fast_area_shrink
     for seed in range(2):
-        img = _camera_frame(seed)
+        img = six_dice_frame(1520, 2028, seed, scale=3.0)  # a camera frame
         a, b = area.read(img), fast.read(img)
         assert [d.value for d in a] == [d.value for d in b]
         assert len([d for d in b if d.value is not None]) >= 5

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.conftest import six_dice_frame
 from vision.dice.reader import (
     MODEL_PATH,
     DiceReader,
@@ -16,18 +17,6 @@ from vision.dice.reader import (
     _s2d_blob,
     space_to_depth_twin,
 )
-from vision.dice.synth import draw_die
-
-
-def _dice_frame(h: int = 480, w: int = 640, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    img = np.full((h, w, 3), (120, 150, 110), np.uint8)
-    img = cv2.add(img, rng.integers(0, 25, img.shape, dtype=np.uint8))
-    for k, value in enumerate(range(1, 7)):
-        draw_die(img, rng, 70 + 100 * k, 150 + 60 * (k % 3), 36 + 2 * k, value,
-                 angle=15.0 * k, body=(235, 240, 240) if k % 2 else (40, 40, 170),
-                 pip=(20, 20, 20) if k % 2 else (240, 240, 240))
-    return img
 
 
 def test_s2d_blob_stacks_each_2x2_block_as_channels() -> None:
@@ -43,7 +32,7 @@ def test_s2d_blob_stacks_each_2x2_block_as_channels() -> None:
 
 @pytest.mark.parametrize("shape", [(480, 640), (256, 384), (96, 160)])
 def test_the_committed_twin_gives_the_plain_detectors_outputs(shape: tuple[int, int]) -> None:
-    img = _dice_frame(*shape)
+    img = six_dice_frame(*shape)
     plain = cv2.dnn.readNetFromONNX(str(MODEL_PATH))
     twin = cv2.dnn.readNetFromONNX(str(space_to_depth_twin(MODEL_PATH)))
     plain.setInput(_blob(img))
@@ -57,7 +46,7 @@ def test_readers_with_and_without_the_twin_read_alike() -> None:
     plain, twin = DiceReader(space_to_depth=False), DiceReader(space_to_depth=True)
     assert not plain.space_to_depth and twin.space_to_depth
     for seed in range(3):
-        img = _dice_frame(seed=seed)
+        img = six_dice_frame(seed=seed)
         # Free, and at a known die size (the table's path, its own padded shapes).
         for a, b in ((plain.read(img), twin.read(img)),
                      (plain.read(img, die_px=40, one_size=True),
