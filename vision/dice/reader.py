@@ -678,8 +678,8 @@ class DiceReader:
             # A die found by looking was read clearly at the die's size already.
             if c.beside or not self.keeps(c) or self.decide(c).value != 1:
                 continue
-            own = self._read_at(img, c.cx, c.cy, die_px)
-            if own is not None and self.decide(own).value == 1:  # a "1", unless in doubt
+            own = self._read_at_die_size(img, c, die_px, 1)
+            if own is not None:  # a "1", unless in doubt
                 if one_size and self._two_surer_round(img, c, die_px, own.probs[0]):
                     out = [replace(c, doubted=True) if o is c else o for o in out]
                 continue
@@ -765,7 +765,7 @@ class DiceReader:
             if not self._domino(c, out, die_px, self.split_oversize, value):
                 continue
             if (value is not None and self.split_twos_whole
-                    and self._reads_at_die_size(img, c, die_px, value)):
+                    and self._read_at_die_size(img, c, die_px, value) is not None):
                 continue  # one die seen large
             pair, one_side = self._split(img, c, die_px, half, axes)
             if pair is not None:
@@ -843,12 +843,12 @@ class DiceReader:
         crops, probs = self._one_view(img, [(x, y)], die_px)
         return self._read_beside(img, x, y, die_px, crops[0], probs[0])
 
-    def _reads_at_die_size(self, img: np.ndarray, c: Candidate, die_px: float,
-                           value: int) -> bool:
-        """Whether a crop of one die's size at ``c``'s centre reads ``value`` clearly
-        (:meth:`_read_at`)."""
+    def _read_at_die_size(self, img: np.ndarray, c: Candidate, die_px: float,
+                          value: int) -> Candidate | None:
+        """A crop of one die's size at ``c``'s centre read clearly as ``value``
+        (:meth:`_read_at`), or None."""
         own = self._read_at(img, c.cx, c.cy, die_px)
-        return own is not None and self.decide(own).value == value
+        return own if own is not None and self.decide(own).value == value else None
 
     def _read_beside(self, img: np.ndarray, x: float, y: float, die_px: float,
                      crop: np.ndarray, first: np.ndarray) -> Candidate | None:
