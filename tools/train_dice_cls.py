@@ -54,7 +54,8 @@ from vision.dice.data import (  # noqa: E402
     read_labels,
 )
 from vision.dice.pip_twins import Twin, pip_twin  # noqa: E402
-from vision.dice.reader import _VIEWS, CLS_FACTOR, CLS_SIZE, DiceReader, face_crop  # noqa: E402
+from vision.dice.reader import CLS_FACTOR, CLS_SIZE, DiceReader, face_crop  # noqa: E402
+from vision.dice.reading import VIEWS  # noqa: E402
 from vision.dice.restyle import restyled_twin  # noqa: E402
 
 NCLS = 8  # values 1..6 -> 0..5, unreadable -> 6, not a die -> 7
@@ -457,7 +458,7 @@ def crop_aug(item: Item, rng: random.Random) -> tuple[np.ndarray, int]:
 def view_crops(img: np.ndarray, geo: tuple[float, float, float]) -> np.ndarray:
     """The reader's 8 views of a die as a float batch (8 x 3 x side x side, side AUG["cls_size"])."""
     crops = [face_crop(img, *geo, angle, flip, out_size=int(AUG["cls_size"]), factor=AUG["crop_factor"])
-             for angle, flip in _VIEWS]
+             for angle, flip in VIEWS]
     return np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
 
 

@@ -21,6 +21,7 @@ import pytest
 import vision.dice.reader as reader_module
 from vision.dice import DieReading, palette, read_dice, synth
 from vision.dice.reader import DiceReader, face_crop
+from vision.dice.reading import UNREADABLE
 from vision.dice.synth import background, draw_die, motion_blur, motion_kernel, packed_scene, scene
 
 WOOD = (150, 190, 225)
@@ -305,7 +306,7 @@ def test_second_look_reads_coloured_pips() -> None:
         for c in reader.candidates(img, die_px=size):
             if not c.confirmed:
                 continue
-            assert c.probs[reader_module._UNREADABLE] <= reader.confirm_unreadable
+            assert c.probs[UNREADABLE] <= reader.confirm_unreadable
             plain = reader.decide(replace(c, confirmed=False))
             reading = reader.decide(c)
             if plain.value is None and reading.value is not None:

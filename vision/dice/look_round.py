@@ -1,0 +1,511 @@
+"""Looking round the dice at a known die size: the table's second chances.
+
+With two dice face to face the detector often proposes only one of them, one
+die between the two (a "domino" the classifier calls unreadable), a die with
+part of its neighbour, or one pip of a "2" as a small die read "1". Where the
+caller knows how large a die is (``die_px``: the table does, from the board),
+the reader looks again round what it found (:meth:`LookRound._look_round`):
+
+1. a lone large ``null`` (or weak) proposal is split into the two dice either
+   side of it (:meth:`LookRound._split_pairs`) or read again as one die and
+   its neighbour (:meth:`LookRound._reread_dominoes`);
+2. beside each lone die read with a value, the die touching it is looked for
+   (:meth:`LookRound._neighbours`, ``vision.dice.neighbours``);
+3. at the table (``one_size``), a lone large "2" is looked at as two dice;
+4. a "1" that may be one pip of a "2" is checked (:meth:`LookRound._check_ones`);
+5. a reading proposed far from the die's size is read again at that size
+   (:meth:`LookRound._check_off_size`).
+
+A die found by looking is reported only when read clearly in every view
+(:meth:`LookRound._read_beside`). Every setting below was chosen on synthetic
+table scenes and is recorded with its measurements in docs/dice-history.md;
+``DiceReader`` inherits them (set them on a reader instance to change them).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from vision.blur import edge_width
+from vision.dice.neighbours import busyness, points_around, probe_points
+from vision.dice.reading import (
+    NOT_DIE,
+    UNREADABLE,
+    VIEWS,
+    Candidate,
+    DieReading,
+    outcome_probs,
+    taken,
+)
+from vision.noise import noise_sigma
+
+
+class LookRound:
+    """The looking round a die at a known size, mixed into ``DiceReader``.
+
+    It reads crops with the reader's classifier and judges them with the
+    reader's rules (:meth:`keeps`, :meth:`decide`); those, and the attributes
+    declared here without a value, are the reader's.
+    """
+
+    views: int
+    cls_size: int
+    crop_factor: float
+    not_die_threshold: float
+    weak_not_die: float
+
+    #: With ``die_px``: look for a die face to face with a lone die read with a
+    #: value (no other die within ``neighbour_lonely`` dice of it), at
+    #: ``neighbour_distance`` dice from its centre in ``neighbour_directions``
+    #: directions, at the ``neighbour_busiest`` where most stands out (a share
+    #: ``neighbour_busy`` at least; ``vision.dice.neighbours``), and round the
+    #: surest of those when it reads below ``neighbour_refine_below``. The
+    #: detector often sees such a pair as one die. What is found there is
+    #: reported when read clearly (:meth:`_read_beside`: a value at
+    #: ``found_value_threshold``, "not a die" at ``weak_not_die`` or less, not
+    #: degraded). Chosen on synthetic table scenes (docs/dice.md); False: off.
+    neighbour_probe = True
+    neighbour_distance = 1.07
+    neighbour_directions = 24
+    neighbour_lonely = 1.6
+    neighbour_busiest = 4
+    neighbour_busy = 0.1
+    neighbour_refine_below = 0.99
+    #: With ``die_px`` (and ``neighbour_probe``): a die read ``null`` proposed
+    #: ``split_oversize`` die sizes or larger, alone, may be two dice face to
+    #: face seen as one between them (:meth:`_split_pairs`); above ~2: off.
+    split_oversize = 1.25
+    #: ... and, where all dice are one size (``read(one_size=True)``, the
+    #: table), so may a lone "2" proposed that large: two "1"s (or a "1" and a
+    #: "2") face to face, a pip of each in its crop. False: off. Unless
+    #: (``split_twos_whole``) a crop of one die's size at its centre reads "2"
+    #: clearly: then it is one die seen large (side faces showing, nearer the
+    #: camera), whose pips alone would read "1" each (rule 29).
+    split_twos = True
+    split_twos_whole = True
+    #: ... and a lone "2" that large, neither read "2" clearly at one die's size
+    #: nor split, gets no value where one side of the split was read clearly:
+    #: a "2" and a "1" face to face read as one "2" between them (rule 35).
+    withhold_unsplit_twos = True
+    #: ... or, from ``reread_oversize`` die sizes, one die of such a pair seen
+    #: with part of its neighbour (:meth:`_reread_dominoes`); above ~2: off.
+    reread_oversize = 1.15
+    #: Whether a weak proposal left unreported is looked at as such a pair too
+    #: (:meth:`_domino`).
+    domino_weak = True
+    #: Where the re-read at such a proposal's centre finds no pair, the die is
+    #: looked for this many dice round it (12 points) and the pair from there;
+    #: 0: off.
+    domino_search = 0.5
+    #: ... and as many points this many dice round it too (0: not).
+    domino_search_inner = 0.25
+    #: The value a die found by looking (no proposal there, or not at its
+    #: size) needs in all views together (:meth:`_read_beside`).
+    found_value_threshold = 0.9
+    #: ... or ``found_readable_floor`` where no other value reads above
+    #: ``found_rival_max``: its doubt is "unreadable" (a neighbour's edge in the
+    #: crop's margin), not another value (rule 38). A floor at or above
+    #: ``found_value_threshold``: off.
+    found_readable_floor = 0.85
+    found_rival_max = 0.03
+    #: With ``die_px``: a reading proposed outside ``off_size_range`` times the
+    #: die size must read the same most likely outcome in a crop of the die
+    #: size too (:meth:`_check_off_size`): always if ``check_off_size``, else
+    #: where the caller says all dice are one size (``read(one_size=True)``, as
+    #: the table does); not on photos mixing dice sizes (dice-history.md).
+    check_off_size = False
+    off_size_range = (0.9, math.inf)
+    #: With ``die_px``: a "1" may be one pip of a "2" proposed as a small die;
+    #: unless it reads "1" clearly at the die's size, the 12 points this many
+    #: dice round it are read, and a "2" read clearly there replaces it
+    #: (:meth:`_check_ones`); 0: off.
+    one_check_reach = 0.35
+    #: With ``die_px`` and ``one_size`` (the table): a "1" that reads "1" clearly
+    #: at the die's size still gets no value where a point this many dice round
+    #: it (12 directions each) reads "2" more surely, all views: a pip of a "2"
+    #: face to face with another die (:meth:`_check_ones`); empty: off.
+    one_rival_reaches: tuple[float, ...] = (0.25, 0.35, 0.45)
+
+    # The reader's own (DiceReader), declared here for the type checker.
+    def keeps(self, c: Candidate) -> bool:
+        raise NotImplementedError
+
+    def decide(self, c: Candidate) -> DieReading:
+        raise NotImplementedError
+
+    def degraded(self, c: Candidate) -> bool:
+        raise NotImplementedError
+
+    def _classify(self, crops: list[np.ndarray]) -> np.ndarray:
+        raise NotImplementedError
+
+    def _crop(self, img: np.ndarray, x: float, y: float, size: float, angle: float = 0.0,
+              flip: bool = False) -> np.ndarray:
+        raise NotImplementedError
+
+    def _lowest_peak(self, sized: bool) -> float:
+        raise NotImplementedError
+
+    def _look_round(self, img: np.ndarray, judged: list[Candidate], die_px: float,
+                    one_size: bool) -> list[Candidate]:
+        """``judged`` (candidates in ``img``'s pixels, dice ``die_px`` across) after
+        every look round them that is on, in the order of the module's docstring."""
+        if self.neighbour_probe:
+            judged = self._split_pairs(img, judged, die_px)
+            judged = self._reread_dominoes(img, judged, die_px)
+            judged += self._neighbours(img, judged, die_px)
+            if one_size and self.split_twos:
+                judged = self._split_pairs(img, judged, die_px, value=2)
+        if self.one_check_reach > 0:
+            judged = self._check_ones(img, judged, die_px, one_size)
+        if self.check_off_size or one_size:
+            judged = self._check_off_size(img, judged, die_px)
+        return judged
+
+    def _neighbours(self, img: np.ndarray, found: list[Candidate],
+                    die_px: float) -> list[Candidate]:
+        """Dice face to face with a lone die of ``found`` (candidates in ``img``'s
+        pixels, dice ``die_px`` across) that the detector did not propose.
+
+        Round each lone die read with a value, the ``neighbour_busiest`` points
+        ``neighbour_distance`` dice away where most stands out
+        (:func:`~vision.dice.neighbours.busyness`) are read in one view. Where the
+        one read most surely as a value reads below ``neighbour_refine_below``, the
+        points just round it (:func:`~vision.dice.neighbours.points_around`) are
+        read too, and the surest of all taken. It is kept when it is read clearly
+        in all views (:meth:`_read_beside`) and no other die lies within half a
+        die of it. Its ``score`` is the lowest a proposal may have at a known
+        size."""
+        kept = [c for c in found if self.keeps(c)]
+        looks: list[tuple[tuple[float, float], list[tuple[float, float]]]] = []
+        for a in kept:
+            if not self._lone(a, kept, die_px) or self.decide(a).value is None:
+                continue
+            points = probe_points(a.cx, a.cy, die_px, self.neighbour_distance,
+                                  self.neighbour_directions)
+            busy = busyness(img, (a.cx, a.cy), points, die_px)
+            order = sorted(range(len(points)), key=lambda i: -busy[i])[:self.neighbour_busiest]
+            points = [points[i] for i in order if busy[i] >= self.neighbour_busy]
+            if points:
+                looks.append(((a.cx, a.cy), points))
+        if not looks:
+            return []
+        crops, probs = self._one_view(img, [p for _, points in looks for p in points], die_px)
+        picks: list[tuple[float, float, np.ndarray, np.ndarray]] = []  # x, y, crop, probs
+        n = 0
+        for (ax, ay), points in looks:
+            surest = self._surest(probs[n:n + len(points)])
+            if surest is not None:
+                i, p = surest
+                x, y = points[i]
+                crop, pc = crops[n + i], probs[n + i]
+                if p < self.neighbour_refine_below:
+                    near = points_around(ax, ay, x, y, die_px,
+                                         math.pi / self.neighbour_directions)
+                    near_crops, near_probs = self._one_view(img, near, die_px)
+                    better = self._surest(near_probs, above=p)
+                    if better is not None:
+                        x, y = near[better[0]]
+                        crop, pc = near_crops[better[0]], near_probs[better[0]]
+                picks.append((x, y, crop, pc))
+            n += len(points)
+        extra: list[Candidate] = []
+        for x, y, crop, first in picks:
+            if taken(x, y, kept + extra, die_px):
+                continue
+            c = self._read_beside(img, x, y, die_px, crop, first)
+            if c is not None:
+                extra.append(c)
+        return extra
+
+    def _lone(self, c: Candidate, kept: list[Candidate], die_px: float) -> bool:
+        """Whether no die of ``kept`` but ``c`` lies within ``neighbour_lonely`` dice
+        of ``c``."""
+        lonely = self.neighbour_lonely * die_px
+        return not any(o is not c and math.hypot(o.cx - c.cx, o.cy - c.cy) < lonely
+                       for o in kept)
+
+    def _one_view(self, img: np.ndarray, points: list[tuple[float, float]],
+                  die_px: float) -> tuple[list[np.ndarray], np.ndarray]:
+        """Crops of dice ``die_px`` across centred on ``points``, as they are (the
+        first view), and the classifier's rows for them."""
+        crops = [self._crop(img, x, y, die_px) for x, y in points]
+        return crops, self._classify(crops)
+
+    def _sureness(self, pc: np.ndarray) -> float:
+        """How surely a classifier row reads a value: the probability of the most
+        likely outcome if it is a value and "not a die" is below
+        ``not_die_threshold``, else 0."""
+        pv = outcome_probs(pc)
+        k = int(np.argmax(pv))
+        return 0.0 if k == UNREADABLE or pc[NOT_DIE] >= self.not_die_threshold else float(pv[k])
+
+    def _surest(self, probs: np.ndarray, above: float = 0.0,
+                value: int | None = None) -> tuple[int, float] | None:
+        """The row of classifier ``probs`` read most surely as a value (as ``value``
+        if given; :meth:`_sureness`), with that sureness, if it is above ``above``."""
+        best: tuple[int, float] | None = None
+        for i, pc in enumerate(probs):
+            if value is not None and int(np.argmax(outcome_probs(pc))) != value - 1:
+                continue
+            s = self._sureness(pc)
+            if s > (above if best is None else max(above, best[1])):
+                best = (i, s)
+        return best
+
+    def _check_off_size(self, img: np.ndarray, found: list[Candidate],
+                        die_px: float) -> list[Candidate]:
+        """``found`` (candidates in ``img``'s pixels), with the value withheld
+        (``doubted``) of each reported reading proposed outside ``off_size_range``
+        times ``die_px`` whose crop of the die size at its centre, all views
+        together, reads another most likely outcome (another value, "unreadable").
+
+        With dice face to face the detector sometimes proposes one pip of a die
+        (a "2" read "1") or one die between two (two "1"s read "2"); a crop of the
+        die's true size there shows what it is."""
+        lo, hi = (r * die_px for r in self.off_size_range)
+        doubt = [i for i, c in enumerate(found) if not (lo <= c.size <= hi) and not c.beside
+                 and self.keeps(c) and self.decide(c).value is not None]
+        if not doubt:
+            return found
+        views = VIEWS[: max(1, self.views)]
+        crops = [self._crop(img, found[i].cx, found[i].cy, die_px, angle, flip)
+                 for i in doubt for angle, flip in views]
+        rows = self._classify(crops).reshape(len(doubt), len(views), -1).mean(axis=1)
+        out = list(found)
+        for i, pc in zip(doubt, rows, strict=True):
+            if int(np.argmax(outcome_probs(pc))) != int(np.argmax(found[i].probs)):
+                out[i] = replace(found[i], doubted=True)
+        return out
+
+    def _check_ones(self, img: np.ndarray, found: list[Candidate],
+                    die_px: float, one_size: bool = False) -> list[Candidate]:
+        """``found`` (candidates in ``img``'s pixels), with each reported "1" that is
+        a pip of a "2" replaced by that "2".
+
+        A "2"'s pips lie about a third of a die either side of its centre; the
+        detector sometimes proposes one of them as a small die, and a crop
+        centred there shows one pip: a "1". A "1"
+        that reads "1" clearly (:meth:`_read_beside`) in a crop of the die's size
+        at its centre stands (one found by looking was read so already), unless
+        (with ``one_size``, the table) a point round it reads "2" more surely
+        (:meth:`_two_surer_round`): then it is withheld (``doubted``), the "2" not
+        taken, as a crop centred on a "2"'s pip with another die face to face can
+        read "1" clearly. Round
+        any other, the ``neighbour_directions`` / 2 points ``one_check_reach``
+        dice away are read in one view; the surest "2" there, if read clearly and
+        not within half a die of another reported die, takes its place. Only a
+        "2": a true "1" face to face with another die may read "2" off its centre
+        (its pip and one of the neighbour's)."""
+        out = list(found)
+        for c in found:
+            # A die found by looking was read clearly at the die's size already.
+            if c.beside or not self.keeps(c) or self.decide(c).value != 1:
+                continue
+            own = self._read_at_die_size(img, c, die_px, 1)
+            if own is not None:  # a "1", unless in doubt
+                if one_size and self._two_surer_round(img, c, die_px, own.probs[0]):
+                    out = [replace(c, doubted=True) if o is c else o for o in out]
+                continue
+            points = probe_points(c.cx, c.cy, die_px, self.one_check_reach,
+                                  self.neighbour_directions // 2)
+            crops, probs = self._one_view(img, points, die_px)
+            best = self._surest(probs, value=2)
+            if best is None:
+                continue
+            x, y = points[best[0]]
+            if taken(x, y, [o for o in out if o is not c and self.keeps(o)], die_px):
+                continue
+            die = self._read_beside(img, x, y, die_px, crops[best[0]], probs[best[0]])
+            if die is not None and self.decide(die).value == 2:
+                out = [die if o is c else o for o in out]
+        return out
+
+    def _two_surer_round(self, img: np.ndarray, c: Candidate, die_px: float,
+                         one: float) -> bool:
+        """Whether a point ``one_rival_reaches`` dice round ``c`` reads "2" more surely
+        than ``one``, all views together (a die-size crop there, not "not a die")."""
+        points = [p for r in self.one_rival_reaches
+                  for p in probe_points(c.cx, c.cy, die_px, r, self.neighbour_directions // 2)]
+        if not points:
+            return False
+        views = VIEWS[: max(1, self.views)]
+        _, first = self._one_view(img, points, die_px)
+        # The views' mean reads "2" above ``one`` only where the first view's "2"
+        # exceeds this (each other view adds at most 1 - one): the others are read
+        # only there, with the same outcome as reading all of them everywhere.
+        slack = (len(views) - 1) * (1.0 - one) + 1e-6
+        near = [i for i, pc in enumerate(first) if pc[1] > one * pc[:NOT_DIE].sum() - slack]
+        if not near:
+            return False
+        rows = first[near]
+        if len(views) > 1:
+            rest = self._classify([self._crop(img, *points[i], die_px, angle, flip)
+                                   for i in near for angle, flip in views[1:]])
+            rows = (rows + rest.reshape(len(near), len(views) - 1, -1).sum(axis=1)) / len(views)
+        return self._surest(rows, above=one, value=2) is not None
+
+    def _domino(self, c: Candidate, found: list[Candidate], die_px: float,
+                oversize: float, value: int | None = None) -> bool:
+        """Whether ``c`` of ``found`` may be two dice face to face seen as one: proposed
+        ``oversize`` die sizes or larger, not degraded, no other reported die within
+        ``neighbour_lonely`` dice, and either reported as ``null`` or (with
+        ``domino_weak``) a weak proposal not reported; with ``value``, a proposal
+        (not weak) reported as that value instead."""
+        if (c.size < oversize * die_px or self.degraded(c)
+                or c.not_die >= self.not_die_threshold):
+            return False
+        if value is not None:
+            if not self.keeps(c) or c.weak or self.decide(c).value != value:
+                return False
+        elif self.keeps(c):
+            if c.weak or self.decide(c).value is not None:
+                return False
+        elif not (c.weak and self.domino_weak):
+            return False
+        return self._lone(c, [o for o in found if self.keeps(o)], die_px)
+
+    def _split_pairs(self, img: np.ndarray, found: list[Candidate],
+                     die_px: float, value: int | None = None) -> list[Candidate]:
+        """``found`` (candidates in ``img``'s pixels), with each that may be a pair
+        seen as one (:meth:`_domino`, ``split_oversize`` die sizes or larger)
+        replaced by two dice face to face, where the classifier reads both surely.
+
+        The detector sometimes proposes a pair of touching dice as one die between
+        them (a domino), which the classifier calls unreadable. For each of
+        ``neighbour_directions`` / 2 axes through it, the two points half of
+        ``neighbour_distance`` dice either side are read in one view; on the axis
+        whose less sure side is surest, both are read in the other ``views``, and
+        both must be read clearly (:meth:`_read_beside`). With ``value`` (a lone
+        "2" at the table), not where a crop of one die's size at its centre reads
+        that value clearly (``split_twos_whole``): one die seen large; and where it
+        is neither that nor split but one side was read clearly, its value is
+        withheld (``withhold_unsplit_twos``): two dice read as one "2" between them."""
+        half = self.neighbour_distance / 2 * die_px
+        axes = [math.pi * k / (self.neighbour_directions // 2)
+                for k in range(self.neighbour_directions // 2)]
+        out = list(found)
+        for c in found:
+            if not self._domino(c, out, die_px, self.split_oversize, value):
+                continue
+            if (value is not None and self.split_twos_whole
+                    and self._read_at_die_size(img, c, die_px, value) is not None):
+                continue  # one die seen large
+            pair, one_side = self._split(img, c, die_px, half, axes)
+            if pair is not None:
+                out = [o for o in out if o is not c] + pair
+            elif value is not None and self.withhold_unsplit_twos and one_side:
+                # neither one die nor split, but a die read clearly half a die off
+                out = [replace(c, doubted=True) if o is c else o for o in out]
+        return out
+
+    def _split(self, img: np.ndarray, c: Candidate, die_px: float, half: float,
+               axes: list[float]) -> tuple[list[Candidate] | None, bool]:
+        """Two dice face to face where ``c`` was proposed: on the axis (of ``axes``,
+        radians) whose less sure side, ``half`` pixels from its centre, reads surest
+        in one view, both sides read clearly (:meth:`_read_beside`); else None. And
+        whether at least one side was read clearly."""
+        sides = [((c.cx + half * math.cos(a), c.cy + half * math.sin(a)),
+                  (c.cx - half * math.cos(a), c.cy - half * math.sin(a))) for a in axes]
+        crops, probs = self._one_view(img, [p for pair in sides for p in pair], die_px)
+        sure = [self._sureness(pc) for pc in probs]
+        best = max(range(len(axes)), key=lambda j: min(sure[2 * j], sure[2 * j + 1]))
+        if min(sure[2 * best], sure[2 * best + 1]) <= 0.0:
+            return None, False
+        pair = [self._read_beside(img, x, y, die_px, crops[2 * best + m], probs[2 * best + m])
+                for m, (x, y) in enumerate(sides[best])]
+        read = [d for d in pair if d is not None]
+        return (read if len(read) == 2 else None), bool(read)
+
+    def _reread_dominoes(self, img: np.ndarray, found: list[Candidate],
+                         die_px: float) -> list[Candidate]:
+        """``found`` (candidates in ``img``'s pixels), with each that may be a pair
+        seen as one (:meth:`_domino`, ``reread_oversize`` die sizes or larger)
+        replaced by two dice face to face, where both are read surely.
+
+        The detector sometimes centres such a proposal on one die of a touching
+        pair but sizes it to take in part of the other, or off both, and the crop
+        reads unclearly. The die and one beside it are looked for from its centre
+        (:meth:`_pair_from`) and, failing that, from the surest of 12 points
+        ``domino_search`` dice round it; only if both are read clearly, the size
+        explained, are the two reported instead of the proposal."""
+        out = list(found)
+        for c in found:
+            if not self._domino(c, out, die_px, self.reread_oversize):
+                continue
+            others = [o for o in out if o is not c and self.keeps(o)]
+            pair = self._pair_from(img, (c.cx, c.cy), die_px, others)
+            if pair is None and self.domino_search > 0:
+                around = [p for r in (self.domino_search_inner, self.domino_search) if r > 0
+                          for p in probe_points(c.cx, c.cy, die_px, r,
+                                                self.neighbour_directions // 2)]
+                crops, probs = self._one_view(img, around, die_px)
+                surest = self._surest(probs)
+                if surest is not None:
+                    pair = self._pair_from(img, around[surest[0]], die_px, others,
+                                           crops[surest[0]], probs[surest[0]])
+            if pair is not None:
+                out = [o for o in out if o is not c] + pair
+        return out
+
+    def _pair_from(self, img: np.ndarray, at: tuple[float, float], die_px: float,
+                   others: list[Candidate], crop: np.ndarray | None = None,
+                   first: np.ndarray | None = None) -> list[Candidate] | None:
+        """A die read at ``at`` and one face to face with it, both read clearly
+        (:meth:`_read_beside`) and the second not within half a die of ``others``;
+        None if either is not found. ``crop`` and ``first``: its first view, if read."""
+        again = (self._read_at(img, at[0], at[1], die_px) if crop is None or first is None
+                 else self._read_beside(img, at[0], at[1], die_px, crop, first))
+        if again is None:
+            return None
+        beside = [b for b in self._neighbours(img, [again], die_px)
+                  if not taken(b.cx, b.cy, others, die_px)]
+        return [again, *beside] if beside else None
+
+    def _read_at(self, img: np.ndarray, x: float, y: float, die_px: float) -> Candidate | None:
+        """:meth:`_read_beside` at (x, y), its first view read here."""
+        crops, probs = self._one_view(img, [(x, y)], die_px)
+        return self._read_beside(img, x, y, die_px, crops[0], probs[0])
+
+    def _read_at_die_size(self, img: np.ndarray, c: Candidate, die_px: float,
+                          value: int) -> Candidate | None:
+        """A crop of one die's size at ``c``'s centre read clearly as ``value``
+        (:meth:`_read_at`), or None."""
+        own = self._read_at(img, c.cx, c.cy, die_px)
+        return own if own is not None and self.decide(own).value == value else None
+
+    def _read_beside(self, img: np.ndarray, x: float, y: float, die_px: float,
+                     crop: np.ndarray, first: np.ndarray) -> Candidate | None:
+        """A die at (x, y) that no proposal gave, read in ``crop`` (the first view,
+        probabilities ``first``) and the other ``views``: a candidate when all
+        views together read a value clearly (:meth:`_found_clearly`), "not a die" at
+        ``weak_not_die`` or less, and the crop is neither too noisy nor blurred."""
+        views = VIEWS[1: max(1, self.views)]
+        rows = [first]
+        if views:
+            rows += list(self._classify([self._crop(img, x, y, die_px, angle, flip)
+                                         for angle, flip in views]))
+        pc = np.mean(rows, axis=0)
+        pv = outcome_probs(pc)
+        k = int(np.argmax(pv))
+        if k == UNREADABLE or pc[NOT_DIE] > self.weak_not_die or not self._found_clearly(pv, k):
+            return None
+        zoom = self.cls_size / (die_px * self.crop_factor)
+        c = Candidate(x, y, die_px, self._lowest_peak(sized=True), tuple(float(v) for v in pv),
+                      float(pc[NOT_DIE]), weak=True, die_sized=True,
+                      noise=round(noise_sigma(img) * min(1.0, zoom), 2),
+                      blur=round(edge_width(crop) / max(1.0, zoom), 3), beside=True)
+        return None if self.degraded(c) else c
+
+    def _found_clearly(self, pv: np.ndarray, k: int) -> bool:
+        """Whether outcome probabilities ``pv`` read value ``k`` (an index) clearly
+        enough for a die found by looking: at ``found_value_threshold``, or at
+        ``found_readable_floor`` with every other value at ``found_rival_max`` or
+        less."""
+        if pv[k] >= self.found_value_threshold:
+            return True
+        rival = max(float(p) for i, p in enumerate(pv[:UNREADABLE]) if i != k)
+        return pv[k] >= self.found_readable_floor and rival <= self.found_rival_max
