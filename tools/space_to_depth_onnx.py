@@ -7,7 +7,7 @@ convolution with stride 1 over the frame's 2x2 pixel blocks stacked as 12
 channels (channel ``(2 * dy + dx) * 3 + c``: colour ``c`` at row offset ``dy``,
 column offset ``dx``), padded by one block at the top and left. The twin holds
 that layer instead; the reader fills its input in numpy
-(``vision.dice.reader._s2d_blob``) and uses it only on OpenCV 5's engine,
+(``vision.dice.space_to_depth.s2d_blob``) and uses it only on OpenCV 5's engine,
 where a whole read takes ~0.92x the time (docs/dice-history.md, rule 32).
 ``tools/train_dice.py`` writes the twin beside every detector it exports; for
 a detector file of other origin::
@@ -29,7 +29,7 @@ import onnx
 from onnx import numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from vision.dice.reader import space_to_depth_twin  # noqa: E402
+from vision.dice.space_to_depth import space_to_depth_twin  # noqa: E402
 
 #: Kernel tap k (0..2) of a stride-2 convolution padded by 1 -> (tap of the 2x2
 #: convolution over blocks, offset inside the block): tap 0 reads the last pixel

@@ -10,18 +10,13 @@ import numpy as np
 import pytest
 
 from tests.vision.conftest import six_dice_frame
-from vision.dice.reader import (
-    MODEL_PATH,
-    DiceReader,
-    _blob,
-    _s2d_blob,
-    space_to_depth_twin,
-)
+from vision.dice.reader import MODEL_PATH, DiceReader
+from vision.dice.space_to_depth import plain_blob, s2d_blob, space_to_depth_twin
 
 
 def test_s2d_blob_stacks_each_2x2_block_as_channels() -> None:
     img = np.random.default_rng(1).integers(0, 256, (8, 12, 3), dtype=np.uint8)
-    blob = _s2d_blob(img)
+    blob = s2d_blob(img)
     assert blob.shape == (1, 12, 4, 6) and blob.dtype == np.float32
     for dy in (0, 1):
         for dx in (0, 1):
@@ -35,8 +30,8 @@ def test_the_committed_twin_gives_the_plain_detectors_outputs(shape: tuple[int, 
     img = six_dice_frame(*shape)
     plain = cv2.dnn.readNetFromONNX(str(MODEL_PATH))
     twin = cv2.dnn.readNetFromONNX(str(space_to_depth_twin(MODEL_PATH)))
-    plain.setInput(_blob(img))
-    twin.setInput(_s2d_blob(img))
+    plain.setInput(plain_blob(img))
+    twin.setInput(s2d_blob(img))
     a, b = np.asarray(plain.forward()), np.asarray(twin.forward())
     assert a.shape == b.shape
     assert np.abs(a - b).max() < 1e-5  # a detector retrained without its twin fails here

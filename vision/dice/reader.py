@@ -16,7 +16,6 @@ one (``vision.dice.look_round``, mixed in). See docs/dice.md.
 
 from __future__ import annotations
 
-import functools
 import math
 import threading
 from dataclasses import replace
@@ -31,6 +30,7 @@ from vision.blur import edge_width
 from vision.dice.contrast_view import contrast_view
 from vision.dice.look_round import LookRound
 from vision.dice.reading import NOT_DIE, UNREADABLE, VIEWS, Candidate, DieReading, outcome_probs
+from vision.dice.space_to_depth import check_twin, plain_blob, s2d_blob, space_to_depth_twin
 from vision.dice.spots import busy_windows
 from vision.noise import noise_sigma
 
@@ -86,10 +86,10 @@ class DiceReader(LookRound):
         if space_to_depth:
             if not twin.is_file():
                 raise FileNotFoundError(f"dice model's space-to-depth twin not found: {twin}")
-            _check_twin(path, twin)
+            check_twin(path, twin)
             path = twin
         #: The detector file read is the space-to-depth twin (see
-        #: :func:`space_to_depth_twin`): its input is filled by :func:`_s2d_blob`.
+        #: :func:`space_to_depth_twin`): its input is filled by :func:`s2d_blob`.
         self.space_to_depth = space_to_depth
         cls_path = Path(cls_model_path) if cls_model_path is not None else CLS_MODEL_PATH
         if not cls_path.is_file():
@@ -475,8 +475,8 @@ class DiceReader(LookRound):
 
     def _detector_blob(self, img: np.ndarray) -> np.ndarray:
         """The detector's input for the padded region ``img``: the plain file's or,
-        with ``space_to_depth``, its twin's (:func:`_s2d_blob`)."""
-        return _s2d_blob(img) if self.space_to_depth else _blob(img)
+        with ``space_to_depth``, its twin's (:func:`s2d_blob`)."""
+        return s2d_blob(img) if self.space_to_depth else plain_blob(img)
 
     def _forward_sized(self, img: np.ndarray, bucket: int = _BUCKET) -> np.ndarray:
         """The detector on a region scaled by ``die_px``: padded up to a multiple of
@@ -551,66 +551,6 @@ def _one_per_die(props: list[_Proposal]) -> list[_Proposal]:
         if all(math.hypot(p[0] - k[0], p[1] - k[1]) > 0.5 * max(p[2], k[2]) for k in kept):
             kept.append(p)
     return kept
-
-
-def _blob(img: np.ndarray) -> np.ndarray:
-    """A BGR uint8 image as a 1x3xHxW float32 blob scaled to 0..1 (faster than
-    ``cv2.dnn.blobFromImage``, same values)."""
-    h, w = img.shape[:2]
-    out = np.empty((1, 3, h, w), np.float32)
-    for i, ch in enumerate(cv2.split(img)):
-        np.multiply(ch, np.float32(1.0 / 255.0), out=out[0, i])
-    return out
-
-
-def _s2d_blob(img: np.ndarray) -> np.ndarray:
-    """A BGR uint8 image of even sides as the space-to-depth twin's input: a
-    1x12x(H/2)x(W/2) float32 blob scaled to 0..1, channel ``(2 * dy + dx) * 3 + c``
-    holding colour ``c`` of the pixels at row offset ``dy`` and column offset ``dx``
-    in each 2x2 block."""
-    h, w = img.shape[:2]
-    blocks = img.reshape(h // 2, 2, w // 2, 2, 3).transpose(1, 3, 4, 0, 2)
-    out = np.empty((1, 12, h // 2, w // 2), np.float32)
-    np.multiply(blocks, np.float32(1.0 / 255.0), out=out[0].reshape(2, 2, 3, h // 2, w // 2))
-    return out
-
-
-def space_to_depth_twin(model_path: Path) -> Path:
-    """Where a detector file's space-to-depth twin lies (``dice.onnx`` ->
-    ``dice_s2d.onnx``): the same network with its first convolution (3x3,
-    stride 2) rewritten as a 2x2 convolution over the frame's 2x2 blocks stacked
-    as 12 channels (``tools/space_to_depth_onnx.py``; outputs within 1e-5). OpenCV
-    5's dnn engine runs it in ~0.9x the time; its classic engine (OpenCV 4, the
-    Pi's) slower, so it is used only on the new one (docs/dice.md)."""
-    return model_path.with_name(model_path.stem + "_s2d" + model_path.suffix)
-
-
-def _check_twin(path: Path, twin: Path) -> None:
-    """Raise ``ValueError`` unless the detector files ``path`` and ``twin`` (its
-    space-to-depth twin) give the same outputs on a test pattern: a twin left
-    from an earlier detector would read with other weights. Checked once per
-    process for the files as they are (their sizes and times), not per reader."""
-    stamps = tuple((p.stat().st_size, p.stat().st_mtime_ns) for p in (path, twin))
-    _check_twin_files(path.resolve(), twin.resolve(), stamps)
-
-
-@functools.lru_cache(maxsize=8)
-def _check_twin_files(path: Path, twin: Path, stamps: tuple[tuple[int, int], ...]) -> None:
-    """:func:`_check_twin` for files of these ``stamps`` (the cache key; a failed
-    check raises and is not cached)."""
-    yy, xx = np.mgrid[0:64, 0:64]
-    img = np.dstack([(xx * 4) % 256, (yy * 4) % 256, ((xx + yy) * 2 + 3 * (xx // 8 % 2)) % 256]
-                    ).astype(np.uint8)
-    a, b = cv2.dnn.readNetFromONNX(str(path)), cv2.dnn.readNetFromONNX(str(twin))
-    a.setInput(_blob(img))
-    b.setInput(_s2d_blob(img))
-    try:
-        diff = float(np.abs(np.asarray(a.forward()) - np.asarray(b.forward())).max())
-    except (cv2.error, ValueError):  # another network altogether
-        diff = math.inf
-    if not diff <= 1e-4:
-        raise ValueError(f"{twin} is not the space-to-depth twin of {path} (outputs differ by "
-                         f"{diff:.3g}): write it again with tools/space_to_depth_onnx.py")
 
 
 def face_crop(img: np.ndarray, cx: float, cy: float, size: float, angle: float = 0.0,
