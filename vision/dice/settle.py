@@ -54,7 +54,9 @@ class Roll:
         if self.expected is not None and len(self.dice) != self.expected:
             want = f"{self.expected} {'die' if self.expected == 1 else 'dice'}"
             n = len(self.dice)
-            return f"expected {want}, {n} {'lies' if n == 1 else 'lie'} on the table"
+            why = ("dice touching may be seen as one or none, or one lies outside the dice area"
+                   if n < self.expected else "another die or something like one is in sight")
+            return f"expected {want}, {n} seen ({why}): roll again"
         unclear = sum(1 for d in self.dice if d.value is None)
         if unclear:
             which = "a die" if unclear == 1 else f"{unclear} dice"
