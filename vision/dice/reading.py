@@ -51,8 +51,8 @@ class Candidate:
     clearly (``DiceReader.keeps``). ``die_sized``: the die size was given and
     the proposal's size matches it. ``noise``: the image noise in the
     classifier's crop of it (grey levels, ``vision.noise``). ``blur``: how many
-    pixels its sharpest edges take to rise (:func:`edge_width`), in the crop or,
-    where the crop enlarges the die, in the frame. ``confirmed``: its most likely
+    pixels its sharpest edges take to rise (``vision.blur.edge_width``), in the
+    crop or, where the crop enlarges the die, in the frame. ``confirmed``: its most likely
     value was doubtful but the classifier read the same value surely in the
     crop's :func:`~vision.dice.contrast_view.contrast_view` (``DiceReader.decide``).
     ``beside``: read where no proposal of the detector was, or not at its size:
