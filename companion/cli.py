@@ -453,6 +453,9 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
     dice.add_argument("--errors", default=None, metavar="DIR",
                       help="draw every image not read exactly right, with its labels, "
                       "into DIR/SET/NAME.jpg")
+    dice.add_argument("--threads", type=int, default=1, metavar="N",
+                      help="OpenCV threads (default 1: the targets are for one core; a Pi 4 "
+                      "has 4)")
     dice.set_defaults(handler=_run_bench_dice)
     engine = bench_sub.add_parser("engine", help="rules engine speed: destinations, random races, bot races")
     engine.add_argument("--runs", type=int, default=200, help="repetitions of the destination search")
@@ -485,11 +488,13 @@ def _run_bench_dice(args: argparse.Namespace) -> int:
     if args.die_px is not None and resize is not None:
         raise CliError("--die-px and --resize do not go together: the one shrinks the "
                        "photos' dice, the other makes camera-size frames of them")
+    if not 1 <= args.threads <= 64:
+        raise CliError(f"--threads wants 1 to 64 threads, not {args.threads}")
     errors_dir = _output_dir(args.errors, "--errors")
     try:
         return bench_command(data, args.split, sys.stdout, as_json=args.json, resize=resize,
                              errors_dir=errors_dir, known_size=args.known_size,
-                             die_to=args.die_px)
+                             die_to=args.die_px, threads=args.threads)
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from exc
 

@@ -177,6 +177,17 @@ def test_cli_bench_dice_on_synthetic_set(tmp_path: Path,
     assert recs[0]["name"] == "synthset (all)" and recs[0]["images"] == 3
     assert recs[0]["right"] + recs[0]["wrong"] + recs[0]["unread"] == recs[0]["found"]
     assert main(["bench", "dice", "--data", str(tmp_path / "nothing")]) == 2
+    # as many OpenCV threads as asked (a Pi 4 has 4 cores), the same readings
+    try:
+        assert main(["bench", "dice", "--data", str(tmp_path), "--split", "all", "--json",
+                     "--threads", "2"]) == 0
+        assert cv2.getNumThreads() == 2
+    finally:
+        cv2.setNumThreads(1)
+    two = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [{k: v for k, v in r.items() if not k.startswith("ms")} for r in two] == [
+        {k: v for k, v in r.items() if not k.startswith("ms")} for r in recs]
+    assert main(["bench", "dice", "--data", str(tmp_path), "--threads", "0"]) == 2
 
 
 def test_cli_bench_dice_skips_and_names_bad_images_and_labels(
