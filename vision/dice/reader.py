@@ -107,6 +107,15 @@ class DiceReader(LookRound):
             _CLS_BATCH: cv2.dnn.readNetFromONNX(str(cls_path))}
         self._lock = threading.Lock()
         self.work_side = work_side
+        #: Read freely (no ``die_px``), a frame whose longer side is under
+        #: ``min_work_side`` is enlarged (bilinear, at most ``max_enlarge`` times;
+        #: with ``roi``, the region by the frame's factor) for the detector as if
+        #: that side were ``min_work_side``: its dice are then about as large as
+        #: in the photos it was trained on, not too small to be proposed (a
+        #: 320x240 webcam frame; rule 41 of docs/dice-history.md). Classifier
+        #: crops still come from the frame itself. 0: off.
+        self.min_work_side = 640
+        self.max_enlarge = 4.0
         self.det_threshold = det_threshold
         self.value_threshold = value_threshold
         self.not_die_threshold = not_die_threshold
@@ -253,7 +262,8 @@ class DiceReader(LookRound):
         and weak ones from ``weak_det_threshold`` (see :meth:`keeps`)."""
         if die_px is not None and not (math.isfinite(die_px) and die_px > 0):
             raise ValueError(f"die_px must be a positive number of pixels, not {die_px!r}")
-        region = _region(as_bgr(frame), roi)
+        full = as_bgr(frame)
+        region = _region(full, roi)
         if region is None:
             return []
         img, (ox, oy) = region
@@ -262,6 +272,9 @@ class DiceReader(LookRound):
             return []
         if die_px is None:
             scale = min(1.0, self.work_side / max(h, w))
+            frame_side = max(full.shape[:2])
+            if frame_side < self.min_work_side:  # a small frame: its dice are small
+                scale = min(self.max_enlarge, self.min_work_side / frame_side)
         else:
             scale = min(self.die_target / die_px, self.max_side / max(h, w))
         small = img
