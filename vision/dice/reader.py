@@ -32,6 +32,7 @@ from vision.dice.look_round import LookRound
 from vision.dice.reading import NOT_DIE, UNREADABLE, VIEWS, Candidate, DieReading, outcome_probs
 from vision.dice.space_to_depth import check_twin, plain_blob, s2d_blob, space_to_depth_twin
 from vision.dice.spots import busy_windows
+from vision.exposure import dim_gain
 from vision.noise import noise_sigma
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "dice.onnx"
@@ -116,6 +117,13 @@ class DiceReader(LookRound):
         #: crops still come from the frame itself. 0: off.
         self.min_work_side = 640
         self.max_enlarge = 4.0
+        #: A frame whose bright end (``vision.exposure.bright_level``) is under this
+        #: grey level is dim: the region read is brightened by one gain for all
+        #: channels first (``vision.exposure.dim_gain``, at most 4x), as a longer
+        #: exposure would have; a dim frame's pips lose contrast and some read wrong.
+        #: Judged on the whole frame: a region of coloured dice need not hold
+        #: anything white (rules 42-43 of docs/dice-history.md). 0: off.
+        self.dim_below = 170.0
         self.det_threshold = det_threshold
         self.value_threshold = value_threshold
         self.not_die_threshold = not_die_threshold
@@ -270,6 +278,9 @@ class DiceReader(LookRound):
         h, w = img.shape[:2]
         if h < self.min_side or w < self.min_side:
             return []
+        gain = dim_gain(full, self.dim_below) if self.dim_below > 0 else 1.0
+        if gain > 1.0:  # a dim frame, brightened as a longer exposure would have
+            img = cv2.convertScaleAbs(img, alpha=gain)
         if die_px is None:
             scale = min(1.0, self.work_side / max(h, w))
             frame_side = max(full.shape[:2])
