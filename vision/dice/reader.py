@@ -49,7 +49,9 @@ _AREA_BELOW = 0.5
 _CLS_BATCH = 4  # classifier batches are padded to multiples of this (see _classify)
 _CLS_NETS = 8
 _MANY = 8  # with more dice than this, at most 2 classifier views each (time)
-_LARGE = 100.0  # die size (detector-input px) from which the half-scale pass is trusted
+#: Die size (detector-input px) from which the half-scale pass is trusted (the
+#: quarter-scale one from twice that): 100 until rule 45 (docs/dice-history.md).
+_LARGE = 80.0
 _Proposal = tuple[float, float, float, float, np.ndarray]  # cx, cy, size, score, probs
 #: OpenCV 5's dnn engine, which runs the space-to-depth detector faster.
 _NEW_ENGINE = int(cv2.__version__.split(".")[0]) >= 5
@@ -425,7 +427,7 @@ class DiceReader(LookRound):
         """Add dice too large for the main pass, found at half and quarter scale, and
         say which proposals lie inside each one's face (index -> indices).
 
-        Close-up dice (faces over ~100 px) are beyond what the detector saw in
+        Close-up dice (faces over ~80 px) are beyond what the detector saw in
         training; at a coarser scale they are ordinary. What the finer passes
         proposed inside such a die's face is mostly its pips, and is dropped if the
         classifier takes the large one for a die (:meth:`_judge`); but a tight
