@@ -67,7 +67,8 @@ class DiceReader(LookRound):
     """The dice reader: load the networks once, then call :meth:`read` per frame.
 
     ``work_side`` caps the longer side of the image the detector sees: larger
-    frames (or regions) are downscaled to it, smaller ones are used as they are.
+    frames (or regions) are downscaled to it; frames under ``min_work_side`` are
+    enlarged towards that, others are used as they are.
     ``det_threshold`` is the heatmap score a die needs to be reported at all;
     ``value_threshold`` the probability its value needs to be reported rather
     than ``None``; ``not_die_threshold`` the classifier's "not a die"
