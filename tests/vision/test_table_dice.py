@@ -323,3 +323,30 @@ def test_a_real_two_seen_large_is_not_split(name: str, die_to: int, line: int) -
     unguarded = DiceReader()
     unguarded.split_twos_whole = False
     assert values_on_it(unguarded) == [1, 1]
+
+
+# Bench scenes (seed, scene, dice apart) with a die reported `null`, proposed off its
+# size: a "1" seen obliquely with its side faces, 1.33 dice across (scene 16), and a
+# "6" proposed small, 0.84 of a die (scene 170). (seed, scene, the die.)
+_NULLS_PROPOSED_OFF_SIZE = [(0, 16, 1), (0, 170, 1)]
+
+
+@pytest.mark.parametrize(("seed", "scene", "die"), _NULLS_PROPOSED_OFF_SIZE)
+def test_a_null_proposed_off_the_die_size_is_read_at_it(board: Board,
+                                                        bench_board_image: np.ndarray,
+                                                        seed: int, scene: int, die: int) -> None:
+    """At the table a die read ``null`` whose proposal is far from the die's size is
+    read again in a crop of the die's size at its centre, and its value taken where
+    read clearly (``read_off_size_nulls``, rule 50 of docs/dice-history.md);
+    without it, ``null``."""
+    sc, pose = _bench_scene(board, bench_board_image, seed, scene, False)
+    d = sc.dice[die]
+
+    def values_on_it(reader: DiceReader) -> list[int | None]:
+        return [r.value for r in read_table_dice(sc.image, board, pose, reader=reader)
+                if math.dist(r.center, d.center) < 0.5 * sc.die_side_px(d)]
+
+    assert values_on_it(DiceReader()) == [d.value]
+    off = DiceReader()
+    off.read_off_size_nulls = False
+    assert values_on_it(off) == [None]

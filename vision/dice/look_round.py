@@ -8,7 +8,9 @@ the reader looks again round what it found (:meth:`LookRound._look_round`):
 
 1. a lone large ``null`` (or weak) proposal is split into the two dice either
    side of it (:meth:`LookRound._split_pairs`) or read again as one die and
-   its neighbour (:meth:`LookRound._reread_dominoes`);
+   its neighbour (:meth:`LookRound._reread_dominoes`); at the table, failing
+   both, as one die seen obliquely, its sides showing, and so is a ``null``
+   reading proposed small (:meth:`LookRound._read_off_size_nulls`);
 2. beside each lone die read with a value, the die touching it is looked for
    (:meth:`LookRound._neighbours`, ``vision.dice.neighbours``);
 3. at the table (``one_size``), a lone large "2" is looked at as two dice;
@@ -118,6 +120,15 @@ class LookRound:
     #: the table does); not on photos mixing dice sizes (dice-history.md).
     check_off_size = False
     off_size_range = (0.9, math.inf)
+    #: ... and (in the same cases) a reading reported ``null`` proposed outside
+    #: ``null_size_range`` times the die size, or a lone weak proposal of
+    #: ``reread_oversize`` die sizes or more, is read again at the die size
+    #: (:meth:`_read_off_size_nulls`, rule 50), its value taken at
+    #: ``reread_value_threshold`` in all views together (a cocked die's larger
+    #: face reads 0.88-0.90 there). False: off.
+    read_off_size_nulls = True
+    null_size_range = (0.85, 1.15)
+    reread_value_threshold = 0.95
     #: With ``die_px``: a "1" may be one pip of a "2" proposed as a small die;
     #: unless it reads "1" clearly at the die's size, the 12 points this many
     #: dice round it are read, and a "2" read clearly there replaces it
@@ -156,6 +167,8 @@ class LookRound:
         if self.neighbour_probe:
             judged = self._split_pairs(img, judged, die_px)
             judged = self._reread_dominoes(img, judged, die_px)
+            if self.read_off_size_nulls and (one_size or self.check_off_size):
+                judged = self._read_off_size_nulls(img, judged, die_px)
             judged += self._neighbours(img, judged, die_px)
             if one_size and self.split_twos:
                 judged = self._split_pairs(img, judged, die_px, value=2)
@@ -449,6 +462,36 @@ class LookRound:
                                            crops[surest[0]], probs[surest[0]])
             if pair is not None:
                 out = [o for o in out if o is not c] + pair
+        return out
+
+    def _read_off_size_nulls(self, img: np.ndarray, found: list[Candidate],
+                             die_px: float) -> list[Candidate]:
+        """``found`` (candidates in ``img``'s pixels), with each reading reported
+        ``null`` but proposed outside ``null_size_range`` times ``die_px``, and each
+        lone weak proposal of ``reread_oversize`` die sizes or more (:meth:`_domino`),
+        replaced by a crop of one die's size at its centre where that reads a value
+        at ``reread_value_threshold`` in all views together (:meth:`_read_at`). The
+        reading counts as the detector's (not ``beside``): a "1" is checked.
+
+        The other half of :meth:`_check_off_size`: a die seen obliquely (near the
+        frame's edge, or by a tilted camera) is proposed with its side faces, up to
+        twice its top face's size, and in a crop of that size the face is small and
+        the sides round it look like a cocked die's; a die proposed small is read
+        with half of it cut off. Run after the pair re-reads: a proposal that two
+        dice face to face explain is no longer here."""
+        lo, hi = (r * die_px for r in self.null_size_range)
+        out = list(found)
+        for c in found:
+            if self.keeps(c):
+                if (c.weak or c.beside or lo <= c.size <= hi or self.degraded(c)
+                        or self.decide(c).value is not None):
+                    continue
+            elif not self._domino(c, out, die_px, self.reread_oversize):
+                continue
+            own = self._read_at(img, c.cx, c.cy, die_px)
+            if own is not None and max(own.probs[:UNREADABLE]) >= self.reread_value_threshold:
+                # a proposal's reading (not found by looking): the "1" check looks at it
+                out = [replace(own, beside=False) if o is c else o for o in out]
         return out
 
     def _pair_from(self, img: np.ndarray, at: tuple[float, float], die_px: float,
