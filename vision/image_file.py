@@ -1,6 +1,6 @@
 """Image files from disk: decoded as BGR with their EXIF orientation applied, or a
-clear ``ValueError`` (missing, empty, a directory, not an image, a JPEG cut short,
-too many pixels).
+clear ``ValueError`` (missing, empty, a directory or device, not an image, a JPEG
+cut short, too large a file, too many pixels).
 
 A JPEG cut short in transfer still decodes in OpenCV (libjpeg fills the rest grey
 and only warns on stderr), so a reader would report the dice of the part that
@@ -25,6 +25,10 @@ _PNG = b"\x89PNG\r\n\x1a\n"
 #: Larger images are refused before decoding (a 1 MB PNG can declare 30000 x 30000
 #: pixels: 2.7 GB decoded). Cameras give 12 MP, phones up to ~50 MP.
 MAX_PIXELS = 50_000_000
+#: Larger files are refused without reading them whole (a 50-megapixel PNG of 8-bit
+#: colour is at most ~150 MB; reading ``/dev/zero`` or a file still growing would
+#: never end).
+MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
 def _walk_jpeg(data: bytes) -> tuple[str, tuple[int, int] | None]:
@@ -112,18 +116,25 @@ def read_image(path: str | Path) -> np.ndarray:
     """The image file at ``path`` as a BGR array, EXIF orientation applied.
 
     Raises ``ValueError`` with the reason in plain words when it cannot be read
-    whole: no such file, a directory, empty, not an image OpenCV decodes, a JPEG
-    cut short, or a JPEG or PNG over :data:`MAX_PIXELS` (checked before decoding).
+    whole: no such file, a directory, a device (``/dev/zero`` would be read for
+    ever), empty, over :data:`MAX_FILE_BYTES`, not an image OpenCV decodes, a
+    JPEG cut short, or a JPEG or PNG over :data:`MAX_PIXELS` (checked before
+    decoding). A named pipe is read like a file (``companion dice /dev/stdin``).
     """
     p = Path(path)
     if not p.exists():
         raise ValueError("no such file")
     if p.is_dir():
         raise ValueError("is a directory")
+    if p.is_char_device() or p.is_block_device() or p.is_socket():
+        raise ValueError("not a file but a device or socket")
     try:
-        data = p.read_bytes()
+        with p.open("rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ValueError(f"cannot read the file ({exc.strerror or exc})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"file too large: over {MAX_FILE_BYTES // (1024 * 1024)} MB")
     if not data:
         raise ValueError("empty file")
     cut, size = _inspect(data)

@@ -3,12 +3,15 @@ and non-images give a clear ``ValueError``."""
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from vision import image_file
 from vision.image_file import MAX_PIXELS, declared_size, jpeg_is_complete, read_image
 
 
@@ -86,6 +89,35 @@ def test_other_formats_are_left_to_the_decoder(tmp_path: Path) -> None:
 def test_paths_that_are_no_files(tmp_path: Path, make: object, says: str) -> None:
     with pytest.raises(ValueError, match=says):
         read_image(make(tmp_path))  # type: ignore[operator]
+
+
+def test_a_device_is_refused_not_read_for_ever() -> None:
+    """``/dev/zero`` has no end: reading it whole would fill the memory."""
+    with pytest.raises(ValueError, match="not a file but a device"):
+        read_image("/dev/zero")
+
+
+def test_too_large_a_file_is_refused_without_reading_it_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = cv2.imencode(".png", _photo())[1].tobytes()
+    (tmp_path / "big.png").write_bytes(data)
+    monkeypatch.setattr(image_file, "MAX_FILE_BYTES", len(data) - 1)
+    with pytest.raises(ValueError, match="file too large"):
+        read_image(tmp_path / "big.png")
+    monkeypatch.setattr(image_file, "MAX_FILE_BYTES", len(data))
+    assert read_image(tmp_path / "big.png").shape == (480, 640, 3)
+
+
+def test_a_named_pipe_is_read_like_a_file(tmp_path: Path) -> None:
+    """``companion dice /dev/stdin`` with a photo piped in."""
+    fifo = tmp_path / "photo.fifo"
+    os.mkfifo(fifo)
+    data = cv2.imencode(".png", _photo())[1].tobytes()
+    writer = threading.Thread(target=fifo.write_bytes, args=(data,))
+    writer.start()
+    img = read_image(fifo)
+    writer.join(timeout=10)
+    assert np.array_equal(img, _photo())
 
 
 @pytest.mark.parametrize("kind", sorted(JPEG_KINDS))
