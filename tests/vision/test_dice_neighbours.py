@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.dice.neighbours import busyness, points_around, probe_points
+from vision.dice.neighbours import busyness, grid_points, points_around, probe_points
 from vision.dice.reader import Candidate, DiceReader
 from vision.dice.synth import draw_die
 
@@ -44,6 +44,21 @@ def test_probe_points_lie_round_the_die() -> None:
     assert len(pts) == 24
     assert pts[0] == pytest.approx((100.0 + 21.4, 50.0))
     assert all(math.dist(p, (100.0, 50.0)) == pytest.approx(21.4) for p in pts)
+
+
+def test_grid_points_lie_in_their_ring() -> None:
+    """A square grid 0.2 dice apart: within 0.9 dice of the centre (the centre too),
+    and the ring 0.85-1.35 dice from it; every point is a whole step from the centre."""
+    disc = grid_points(100.0, 50.0, 20.0, 0.2, (0.0, 0.9))
+    assert (100.0, 50.0) in disc
+    assert len(disc) == 69  # (i, j) with i*i + j*j <= 4.5**2
+    ring = grid_points(100.0, 50.0, 20.0, 0.2, (0.85, 1.35))
+    dists = [math.dist(p, (100.0, 50.0)) / 20.0 for p in ring]
+    assert min(dists) >= 0.85 - 1e-9 and max(dists) <= 1.35 + 1e-9
+    assert (100.0 + 20.0, 50.0) in ring  # one die to the right
+    for x, y in disc + ring:
+        assert ((x - 100.0) / 4.0) == pytest.approx(round((x - 100.0) / 4.0))
+        assert ((y - 50.0) / 4.0) == pytest.approx(round((y - 50.0) / 4.0))
 
 
 def test_busyness_plain_die_and_border() -> None:

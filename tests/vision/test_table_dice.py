@@ -350,3 +350,56 @@ def test_a_null_proposed_off_the_die_size_is_read_at_it(board: Board,
     off = DiceReader()
     off.read_off_size_nulls = False
     assert values_on_it(off) == [None]
+
+
+# Bench scenes (seed, scene, dice face to face) whose pair the fixed probes of the
+# split and the re-read missed: "2" and "2" read as one `null` and nothing (scene
+# 76), two "2"s read as nothing at all, their proposal a third of a die off the
+# pair's middle (scene 141).
+_DOMINOES_FOUND_ON_A_GRID = [(0, 76), (0, 141)]
+
+
+@pytest.mark.parametrize(("seed", "scene"), _DOMINOES_FOUND_ON_A_GRID)
+def test_a_lone_domino_is_searched_on_a_grid(board: Board, bench_board_image: np.ndarray,
+                                             seed: int, scene: int) -> None:
+    """At the table, two dice face to face still seen as one proposal after the split
+    and the re-read are searched for on a grid round it (``grid_search``,
+    :meth:`DiceReader._search_dominoes`, rule 51 of docs/dice-history.md): both are
+    read right; without it, not."""
+    sc, pose = _bench_scene(board, bench_board_image, seed, scene, True)
+
+    def values(reader: DiceReader) -> list[list[int | None]]:
+        found = read_table_dice(sc.image, board, pose, reader=reader)
+        return [[r.value for r in found if math.dist(r.center, d.center) < 0.5 * sc.die_side_px(d)]
+                for d in sc.dice]
+
+    assert values(DiceReader()) == [[d.value] for d in sc.dice]
+    off = DiceReader()
+    off.grid_search = False
+    assert values(off) != [[d.value] for d in sc.dice]
+
+
+# Bench scenes (seed, scene, the die) where a die face to face with a lone die read
+# right was not found by the probes of `_neighbours`: a "6" 1.23 dice from its "5"
+# (scene 6), a "3" beside a "4" (61), a "2" beside a "2" (180).
+_DICE_FOUND_BESIDE_ON_A_GRID = [(0, 6, 0), (0, 61, 0), (0, 180, 1)]
+
+
+@pytest.mark.parametrize(("seed", "scene", "die"), _DICE_FOUND_BESIDE_ON_A_GRID)
+def test_a_die_beside_a_lone_die_is_searched_on_a_grid(board: Board,
+                                                       bench_board_image: np.ndarray,
+                                                       seed: int, scene: int, die: int) -> None:
+    """At the table, beside a lone die where something stands out, the die touching it
+    is searched for on a grid too (:meth:`DiceReader._search_beside`, rule 51): read
+    right; without that search, missed."""
+    sc, pose = _bench_scene(board, bench_board_image, seed, scene, True)
+    d = sc.dice[die]
+
+    def values_on_it(reader: DiceReader) -> list[int | None]:
+        return [r.value for r in read_table_dice(sc.image, board, pose, reader=reader)
+                if math.dist(r.center, d.center) < 0.5 * sc.die_side_px(d)]
+
+    assert values_on_it(DiceReader()) == [d.value]
+    off = DiceReader()
+    off.grid_beside_busy = math.inf
+    assert values_on_it(off) == []

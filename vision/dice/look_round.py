@@ -13,9 +13,13 @@ the reader looks again round what it found (:meth:`LookRound._look_round`):
    reading proposed small (:meth:`LookRound._read_off_size_nulls`);
 2. beside each lone die read with a value, the die touching it is looked for
    (:meth:`LookRound._neighbours`, ``vision.dice.neighbours``);
-3. at the table (``one_size``), a lone large "2" is looked at as two dice;
-4. a "1" that may be one pip of a "2" is checked (:meth:`LookRound._check_ones`);
-5. a reading proposed far from the die's size is read again at that size
+3. at the table, what is still a lone domino is searched on a grid for its two
+   dice (:meth:`LookRound._search_dominoes`), and beside a lone die where
+   something stands out, a grid for the die touching it
+   (:meth:`LookRound._search_beside`);
+4. at the table (``one_size``), a lone large "2" is looked at as two dice;
+5. a "1" that may be one pip of a "2" is checked (:meth:`LookRound._check_ones`);
+6. a reading proposed far from the die's size is read again at that size
    (:meth:`LookRound._check_off_size`).
 
 A die found by looking is reported only when read clearly in every view
@@ -32,7 +36,7 @@ from dataclasses import replace
 import numpy as np
 
 from vision.blur import edge_width
-from vision.dice.neighbours import busyness, points_around, probe_points
+from vision.dice.neighbours import busyness, grid_points, points_around, probe_points
 from vision.dice.reading import (
     NOT_DIE,
     UNREADABLE,
@@ -129,6 +133,24 @@ class LookRound:
     read_off_size_nulls = True
     null_size_range = (0.85, 1.15)
     reread_value_threshold = 0.95
+    #: With ``die_px`` and ``one_size`` (the table), after looking beside: a search
+    #: on a grid of points ``grid_step`` dice apart, read in one view (rule 51).
+    #: Round a lone domino still there (:meth:`_domino`, ``reread_oversize``),
+    #: within ``grid_pair_reach`` dice of its centre, the surest value and the
+    #: surest ``grid_pair_gap`` dice from it replace it when both are read clearly
+    #: (:meth:`_search_dominoes`). Beside a lone die read with a value, where one
+    #: of the probe points of :meth:`_neighbours` is ``grid_beside_busy`` busy or
+    #: more, the ``grid_beside_points`` busiest points ``grid_beside_reach`` dice
+    #: from it are read and the surest, read clearly, is reported
+    #: (:meth:`_search_beside`). The fixed probes miss a pair whose proposal lies
+    #: off its middle, or dice 1.2 dice apart (the table's tilt). False: off.
+    grid_search = True
+    grid_step = 0.2
+    grid_pair_reach = 0.9
+    grid_pair_gap = (0.8, 1.35)
+    grid_beside_reach = (0.85, 1.35)
+    grid_beside_busy = 0.5
+    grid_beside_points = 8
     #: With ``die_px``: a "1" may be one pip of a "2" proposed as a small die;
     #: unless it reads "1" clearly at the die's size, the 12 points this many
     #: dice round it are read, and a "2" read clearly there replaces it
@@ -170,6 +192,9 @@ class LookRound:
             if self.read_off_size_nulls and (one_size or self.check_off_size):
                 judged = self._read_off_size_nulls(img, judged, die_px)
             judged += self._neighbours(img, judged, die_px)
+            if one_size and self.grid_search:
+                judged = self._search_dominoes(img, judged, die_px)
+                judged += self._search_beside(img, judged, die_px)
             if one_size and self.split_twos:
                 judged = self._split_pairs(img, judged, die_px, value=2)
         if self.one_check_reach > 0:
@@ -463,6 +488,84 @@ class LookRound:
             if pair is not None:
                 out = [o for o in out if o is not c] + pair
         return out
+
+    def _search_dominoes(self, img: np.ndarray, found: list[Candidate],
+                         die_px: float) -> list[Candidate]:
+        """``found`` (candidates in ``img``'s pixels), with each lone domino still
+        there (:meth:`_domino`, ``reread_oversize``) replaced by two dice face to
+        face found on a grid round it, where both are read clearly.
+
+        The points ``grid_step`` dice apart within ``grid_pair_reach`` dice of its
+        centre are read in one view; the surest value is one die, the surest
+        ``grid_pair_gap`` dice from it the other; both must be read clearly in all
+        views (:meth:`_read_beside`) and lie half a die or more from every other
+        die. The split and the re-read look only at fixed points round the
+        proposal, which a pair proposed off its middle does not have."""
+        out = list(found)
+        for c in found:
+            if not self._domino(c, out, die_px, self.reread_oversize):
+                continue
+            points = grid_points(c.cx, c.cy, die_px, self.grid_step, (0.0, self.grid_pair_reach))
+            crops, probs = self._one_view(img, points, die_px)
+            sure = [self._sureness(pc) for pc in probs]
+            first = int(np.argmax(sure))
+            ax, ay = points[first]
+            gap = [k for k, (x, y) in enumerate(points)
+                   if self.grid_pair_gap[0] <= math.hypot(x - ax, y - ay) / die_px
+                   <= self.grid_pair_gap[1]]
+            if sure[first] <= 0.0 or not gap:
+                continue
+            second = max(gap, key=lambda k: sure[k])
+            if sure[second] <= 0.0:
+                continue
+            pair = [self._read_beside(img, points[k][0], points[k][1], die_px, crops[k],
+                                      probs[k]) for k in (first, second)]
+            others = [o for o in out if o is not c and self.keeps(o)]
+            read = [d for d in pair if d is not None and not taken(d.cx, d.cy, others, die_px)]
+            if len(read) == 2:
+                out = [o for o in out if o is not c] + read
+        return out
+
+    def _search_beside(self, img: np.ndarray, found: list[Candidate],
+                       die_px: float) -> list[Candidate]:
+        """Dice face to face with a lone die of ``found`` (candidates in ``img``'s
+        pixels) that neither the detector nor :meth:`_neighbours` found, searched on
+        a grid: round each lone die read with a value where one of the probe points
+        is ``grid_beside_busy`` busy or more, the ``grid_beside_points`` busiest
+        points ``grid_beside_reach`` dice away are read in one view (all dice in one
+        batch), and the surest, read clearly in all views (:meth:`_read_beside`), is
+        kept if no other die lies within half a die of it."""
+        kept = [c for c in found if self.keeps(c)]
+        looks: list[list[tuple[float, float]]] = []
+        for a in kept:
+            if not self._lone(a, kept, die_px) or self.decide(a).value is None:
+                continue
+            probes = probe_points(a.cx, a.cy, die_px, self.neighbour_distance,
+                                  self.neighbour_directions)
+            if max(busyness(img, (a.cx, a.cy), probes, die_px)) < self.grid_beside_busy:
+                continue
+            points = grid_points(a.cx, a.cy, die_px, self.grid_step, self.grid_beside_reach)
+            busy = busyness(img, (a.cx, a.cy), points, die_px)
+            order = sorted(range(len(points)), key=lambda i: -busy[i])[:self.grid_beside_points]
+            points = [points[i] for i in order if busy[i] >= self.neighbour_busy]
+            if points:
+                looks.append(points)
+        if not looks:
+            return []
+        every = [p for points in looks for p in points]
+        crops, probs = self._one_view(img, every, die_px)
+        extra: list[Candidate] = []
+        n = 0
+        for points in looks:
+            surest = self._surest(probs[n:n + len(points)])
+            if surest is not None:
+                k = n + surest[0]
+                x, y = every[k]
+                c = self._read_beside(img, x, y, die_px, crops[k], probs[k])
+                if c is not None and not taken(x, y, kept + extra, die_px):
+                    extra.append(c)
+            n += len(points)
+        return extra
 
     def _read_off_size_nulls(self, img: np.ndarray, found: list[Candidate],
                              die_px: float) -> list[Candidate]:

@@ -38,6 +38,16 @@ def probe_points(cx: float, cy: float, die_px: float, distance: float,
             for a in (2 * math.pi * k / directions for k in range(directions))]
 
 
+def grid_points(cx: float, cy: float, die_px: float, step: float, reach: tuple[float, float]
+                ) -> list[tuple[float, float]]:
+    """The points of a square grid ``step`` dice apart, centred on (cx, cy), that lie
+    ``reach`` = (nearest, farthest) dice from it."""
+    n = int(reach[1] / step)
+    return [(cx + i * step * die_px, cy + j * step * die_px)
+            for i in range(-n, n + 1) for j in range(-n, n + 1)
+            if reach[0] <= math.hypot(i, j) * step <= reach[1]]
+
+
 def points_around(cx: float, cy: float, x: float, y: float, die_px: float, turn: float,
                   reach: float = 0.1) -> list[tuple[float, float]]:
     """The 8 points round (x, y), a probe point of the die at (cx, cy): ``reach``
