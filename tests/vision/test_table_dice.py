@@ -138,6 +138,15 @@ def _bench_scene(board: Board, board_image: np.ndarray, seed: int, scene: int,
     return sc, locate_board(sc.image, board)
 
 
+def _values_by_die(board: Board, sc, pose, reader: DiceReader  # type: ignore[no-untyped-def]
+                   ) -> list[list[int | None]]:
+    """For each die of scene ``sc``, the values of the table's readings within half a
+    die of its centre (``None``: read unclear)."""
+    found = read_table_dice(sc.image, board, pose, reader=reader)
+    return [[r.value for r in found if math.dist(r.center, d.center) < 0.5 * sc.die_side_px(d)]
+            for d in sc.dice]
+
+
 # Scenes of `companion bench vision` (seed, scene, dice touching), the die, its value.
 _TWOS_READ_ON_A_PIP = [(3, 46, True, 1), (4, 97, False, 1), (5, 190, True, 0)]
 _ONES_BESIDE_A_DIE = [(2, 95, True, 0), (2, 156, True, 0), (4, 104, True, 1), (4, 136, True, 1)]
@@ -181,8 +190,7 @@ def test_a_two_read_one_on_its_pip_is_not_given_a_one(board: Board, bench_board_
     assert truth.value == 2
 
     def values_read(reader: DiceReader) -> list[int | None]:
-        found = read_table_dice(sc.image, board, pose, reader=reader)
-        return [r.value for r in found if math.dist(r.center, truth.center) < 0.5 * sc.die_side_px(truth)]
+        return _values_by_die(board, sc, pose, reader)[die]
 
     assert values_read(DiceReader()) in ([], [None])
     unchecked = DiceReader()
@@ -341,15 +349,10 @@ def test_a_null_proposed_off_the_die_size_is_read_at_it(board: Board,
     without it, ``null``."""
     sc, pose = _bench_scene(board, bench_board_image, seed, scene, False)
     d = sc.dice[die]
-
-    def values_on_it(reader: DiceReader) -> list[int | None]:
-        return [r.value for r in read_table_dice(sc.image, board, pose, reader=reader)
-                if math.dist(r.center, d.center) < 0.5 * sc.die_side_px(d)]
-
-    assert values_on_it(DiceReader()) == [d.value]
+    assert _values_by_die(board, sc, pose, DiceReader())[die] == [d.value]
     off = DiceReader()
     off.read_off_size_nulls = False
-    assert values_on_it(off) == [None]
+    assert _values_by_die(board, sc, pose, off)[die] == [None]
 
 
 # Bench scenes (seed, scene, dice face to face) whose pair the fixed probes of the
@@ -367,16 +370,10 @@ def test_a_lone_domino_is_searched_on_a_grid(board: Board, bench_board_image: np
     :meth:`DiceReader._search_dominoes`, rule 51 of docs/dice-history.md): both are
     read right; without it, not."""
     sc, pose = _bench_scene(board, bench_board_image, seed, scene, True)
-
-    def values(reader: DiceReader) -> list[list[int | None]]:
-        found = read_table_dice(sc.image, board, pose, reader=reader)
-        return [[r.value for r in found if math.dist(r.center, d.center) < 0.5 * sc.die_side_px(d)]
-                for d in sc.dice]
-
-    assert values(DiceReader()) == [[d.value] for d in sc.dice]
+    assert _values_by_die(board, sc, pose, DiceReader()) == [[d.value] for d in sc.dice]
     off = DiceReader()
     off.grid_search = False
-    assert values(off) != [[d.value] for d in sc.dice]
+    assert _values_by_die(board, sc, pose, off) != [[d.value] for d in sc.dice]
 
 
 # Bench scenes (seed, scene, the die) where a die face to face with a lone die read
@@ -394,12 +391,7 @@ def test_a_die_beside_a_lone_die_is_searched_on_a_grid(board: Board,
     right; without that search, missed."""
     sc, pose = _bench_scene(board, bench_board_image, seed, scene, True)
     d = sc.dice[die]
-
-    def values_on_it(reader: DiceReader) -> list[int | None]:
-        return [r.value for r in read_table_dice(sc.image, board, pose, reader=reader)
-                if math.dist(r.center, d.center) < 0.5 * sc.die_side_px(d)]
-
-    assert values_on_it(DiceReader()) == [d.value]
+    assert _values_by_die(board, sc, pose, DiceReader())[die] == [d.value]
     off = DiceReader()
     off.grid_beside_busy = math.inf
-    assert values_on_it(off) == []
+    assert _values_by_die(board, sc, pose, off)[die] == []

@@ -507,17 +507,18 @@ class LookRound:
                 continue
             points = grid_points(c.cx, c.cy, die_px, self.grid_step, (0.0, self.grid_pair_reach))
             crops, probs = self._one_view(img, points, die_px)
-            sure = [self._sureness(pc) for pc in probs]
-            first = int(np.argmax(sure))
+            surest = self._surest(probs)
+            if surest is None:
+                continue
+            first = surest[0]
             ax, ay = points[first]
             gap = [k for k, (x, y) in enumerate(points)
                    if self.grid_pair_gap[0] <= math.hypot(x - ax, y - ay) / die_px
                    <= self.grid_pair_gap[1]]
-            if sure[first] <= 0.0 or not gap:
+            beside = self._surest(probs[gap]) if gap else None
+            if beside is None:
                 continue
-            second = max(gap, key=lambda k: sure[k])
-            if sure[second] <= 0.0:
-                continue
+            second = gap[beside[0]]
             pair = [self._read_beside(img, points[k][0], points[k][1], die_px, crops[k],
                                       probs[k]) for k in (first, second)]
             others = [o for o in out if o is not c and self.keeps(o)]
