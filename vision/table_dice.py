@@ -66,12 +66,16 @@ def dice_region(board: Board, pose: BoardPose, frame_size: tuple[int, int],
 
 
 def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm: float = 16.0,
-                    reader: DiceReader | None = None) -> list[DieReading]:
+                    reader: DiceReader | None = None, expected: int | None = None
+                    ) -> list[DieReading]:
     """The dice of a roll: those in the board's dice area, or in the whole frame.
 
     In the dice area, only dice whose centre lies within the area (plus
     :data:`AREA_MARGIN_DICE` dice) are kept. ``die_mm`` is the side of the
-    dice; ``reader`` defaults to the shared one.
+    dice; ``reader`` defaults to the shared one. ``expected``, the number of
+    dice the game rolls (two in Um Reifenbreite, one in the others), lets the
+    reader search the dice area harder when it sees fewer (docs/vision.md,
+    "A roll short of dice"); None: as many as are seen.
     """
     reader = reader or default_reader()
     h, w = frame.shape[:2] if getattr(frame, "ndim", 0) >= 2 else (0, 0)
@@ -82,7 +86,7 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     # round what stands out there (``vision.dice.spots``). The dice of a roll are
     # one set, all ``die_mm`` across: a reading proposed far smaller is checked.
     found = reader.read(frame, region.roi, die_px=region.die_px, plain=region.area_px,
-                        one_size=True)
+                        one_size=True, expected=expected)
     if not found:
         return found
     assert board.dice_area_mm is not None

@@ -9,7 +9,7 @@ import pytest
 from companion.boards import Board, load_board
 from vision.board import locate_board
 from vision.dice import default_reader
-from vision.dice.spots import WINDOW_DICE, busy_windows
+from vision.dice.spots import WINDOW_DICE, busy_windows, spot_grid
 from vision.dice.synth import draw_die
 from vision.synth import random_riders, table_scene
 from vision.table_dice import dice_region
@@ -108,3 +108,24 @@ def test_the_table_reads_the_same_dice_in_windows_as_in_the_whole_area(board: Bo
         a = [r.value for r in whole if np.hypot(*np.subtract(r.center, d.center)) < 0.6 * region.die_px]
         b = [r.value for r in windowed if np.hypot(*np.subtract(r.center, d.center)) < 0.6 * region.die_px]
         assert a == b, (d.value, a, b)
+
+
+def test_the_spot_grid_covers_die_sized_spots_thickest_first() -> None:
+    """:func:`spot_grid` lays its points over die-sized spots only (not specks nor
+    spots larger than a few dice), the thick ones (a die) before the thin ones (the
+    dashes of a printed outline), within a quarter die of each."""
+    die = 20.0  # px in the region; 10 px in the half-size mask
+    mask = np.zeros((100, 150), np.uint8)
+    mask[20:30, 20:30] = 255      # a die: 1 die in area
+    mask[60:62, 20:55] = 255      # a dashed line: 0.7 dice in area, 0.1 thick
+    mask[5:7, 100:103] = 255      # a speck
+    mask[40:100, 90:150] = 255    # a hand: 36 dice in area
+    points = spot_grid(mask, die, 0.25)
+    in_die = [40 - 5 <= x <= 60 + 5 and 40 - 5 <= y <= 60 + 5 for x, y in points]
+    on_line = [35 <= x <= 115 and 115 <= y <= 129 for x, y in points]
+    assert all(a or b for a, b in zip(in_die, on_line, strict=True)), points
+    assert sum(in_die) >= 9 and sum(on_line) >= 4, points
+    first_line = in_die.index(False)
+    assert all(in_die[:first_line]) and not any(in_die[first_line:]), points
+    with pytest.raises(ValueError, match="positive"):
+        spot_grid(mask, 0.0, 0.25)

@@ -17,9 +17,12 @@ the reader looks again round what it found (:meth:`LookRound._look_round`):
    dice (:meth:`LookRound._search_dominoes`), and beside a lone die where
    something stands out, a grid for the die touching it
    (:meth:`LookRound._search_beside`);
-4. at the table (``one_size``), a lone large "2" is looked at as two dice;
-5. a "1" that may be one pip of a "2" is checked (:meth:`LookRound._check_ones`);
-6. a reading proposed far from the die's size is read again at that size
+4. at the table, when fewer dice are reported than the game rolled
+   (``expected``), each spot of the dice area that stands out is searched on a
+   grid for the rest (:meth:`LookRound._search_short`);
+5. at the table (``one_size``), a lone large "2" is looked at as two dice;
+6. a "1" that may be one pip of a "2" is checked (:meth:`LookRound._check_ones`);
+7. a reading proposed far from the die's size is read again at that size
    (:meth:`LookRound._check_off_size`).
 
 A die found by looking is reported only when read clearly in every view
@@ -46,6 +49,7 @@ from vision.dice.reading import (
     outcome_probs,
     taken,
 )
+from vision.dice.spots import spot_grid, stand_out_mask
 from vision.noise import noise_sigma
 
 
@@ -151,6 +155,24 @@ class LookRound:
     grid_beside_reach = (0.85, 1.35)
     grid_beside_busy = 0.5
     grid_beside_points = 8
+    #: With ``die_px``, ``one_size`` and ``expected`` (the table, which knows how
+    #: many dice the game rolls), when fewer dice are reported after that: every
+    #: spot that stands out from the plain surface (``vision.dice.spots``) is
+    #: searched on a grid ``short_step`` dice apart, points ``short_gap`` dice or
+    #: more from every reported die, thickest spots first, at most
+    #: ``short_points`` points in one classifier view; the ``short_tries`` surest
+    #: in turn, each moved to the surest of the 8 points ``short_move`` dice
+    #: round it, is reported when read clearly in all views and its value at
+    #: ``short_value_threshold`` (no floor: the surest of many points reads a
+    #: value more easily by chance; a cocked die's face reads 0.89), until as
+    #: many dice are reported as were rolled (rule 52). False: off.
+    short_search = True
+    short_step = 0.35
+    short_gap = 0.8
+    short_points = 64
+    short_tries = 6
+    short_move = 0.15
+    short_value_threshold = 0.9
     #: With ``die_px``: a "1" may be one pip of a "2" proposed as a small die;
     #: unless it reads "1" clearly at the die's size, the 12 points this many
     #: dice round it are read, and a "2" read clearly there replaces it
@@ -183,9 +205,12 @@ class LookRound:
         raise NotImplementedError
 
     def _look_round(self, img: np.ndarray, judged: list[Candidate], die_px: float,
-                    one_size: bool) -> list[Candidate]:
+                    one_size: bool, expected: int | None = None,
+                    plain: np.ndarray | None = None) -> list[Candidate]:
         """``judged`` (candidates in ``img``'s pixels, dice ``die_px`` across) after
-        every look round them that is on, in the order of the module's docstring."""
+        every look round them that is on, in the order of the module's docstring
+        (``expected`` dice rolled, if known; ``plain``: the plain surface, a polygon
+        in ``img``'s pixels)."""
         if self.neighbour_probe:
             judged = self._split_pairs(img, judged, die_px)
             judged = self._reread_dominoes(img, judged, die_px)
@@ -195,6 +220,8 @@ class LookRound:
             if one_size and self.grid_search:
                 judged = self._search_dominoes(img, judged, die_px)
                 judged += self._search_beside(img, judged, die_px)
+                if expected and self.short_search:
+                    judged += self._search_short(img, judged, die_px, expected, plain)
             if one_size and self.split_twos:
                 judged = self._split_pairs(img, judged, die_px, value=2)
         if self.one_check_reach > 0:
@@ -567,6 +594,57 @@ class LookRound:
                     extra.append(c)
             n += len(points)
         return extra
+
+    def _search_short(self, img: np.ndarray, found: list[Candidate], die_px: float,
+                      expected: int, plain: np.ndarray | None) -> list[Candidate]:
+        """Dice found where ``found`` (candidates in ``img``'s pixels) keeps fewer
+        than ``expected``: each spot standing out from the plain surface ``plain``
+        searched on a grid (``short_search``); at most as many as are missing."""
+        kept = [c for c in found if self.keeps(c)]
+        if len(kept) >= expected:
+            return []
+        gap = self.short_gap * die_px
+        points = [(x, y) for x, y in spot_grid(stand_out_mask(img, die_px, plain), die_px,
+                                               self.short_step)
+                  if all(math.hypot(o.cx - x, o.cy - y) >= gap for o in kept)]
+        points = points[:self.short_points]
+        if not points:
+            return []
+        crops, probs = self._one_view(img, points, die_px)
+        sure = [self._sureness(pc) for pc in probs]
+        order = sorted((i for i in range(len(points)) if sure[i] > 0), key=lambda i: -sure[i])
+        extra: list[Candidate] = []
+        for i in order[:self.short_tries]:
+            if len(kept) + len(extra) >= expected:
+                break
+            if any(math.hypot(o.cx - points[i][0], o.cy - points[i][1]) < gap for o in extra):
+                continue
+            x, y, crop, first = self._move_to_surest(img, points[i], crops[i], probs[i],
+                                                     self.short_move * die_px, die_px)
+            if any(math.hypot(o.cx - x, o.cy - y) < gap for o in kept + extra):
+                continue
+            c = self._read_beside(img, x, y, die_px, crop, first)
+            if c is not None and max(c.probs[:UNREADABLE]) >= self.short_value_threshold:
+                extra.append(c)
+        return extra
+
+    def _move_to_surest(self, img: np.ndarray, at: tuple[float, float], crop: np.ndarray,
+                        first: np.ndarray, r: float, die_px: float
+                        ) -> tuple[float, float, np.ndarray, np.ndarray]:
+        """The surest (:meth:`_sureness`) of point ``at`` (its crop ``crop`` and
+        classifier row ``first``) and the 8 points ``r`` pixels round it: that
+        point, its crop and its row. ``r`` 0: ``at`` as it is."""
+        x, y = at
+        if r <= 0:
+            return x, y, crop, first
+        near = [(x + r * math.cos(k * math.pi / 4), y + r * math.sin(k * math.pi / 4))
+                for k in range(8)]
+        near_crops, near_probs = self._one_view(img, near, die_px)
+        better = self._surest(near_probs, above=self._sureness(first))
+        if better is None:
+            return x, y, crop, first
+        k = better[0]
+        return near[k][0], near[k][1], near_crops[k], near_probs[k]
 
     def _read_off_size_nulls(self, img: np.ndarray, found: list[Candidate],
                              die_px: float) -> list[Candidate]:

@@ -210,7 +210,7 @@ class DiceReader(LookRound):
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None, plain: np.ndarray | None = None,
-             one_size: bool = False) -> list[DieReading]:
+             one_size: bool = False, expected: int | None = None) -> list[DieReading]:
         """The dice in ``frame`` (BGR, grey or BGRA ``uint8``), optionally within ``roi``.
 
         ``roi`` is ``(x, y, w, h)`` in frame pixels; it is clipped to the frame.
@@ -226,12 +226,15 @@ class DiceReader(LookRound):
         dice, as at the table; not so on photos mixing dice): a reading proposed
         far smaller is then checked at that size (:meth:`_check_off_size`), and a
         lone "2" proposed far larger is looked at as two dice (``split_twos``).
-        Centres are always in full-frame pixels, sorted top to bottom. An empty
-        frame or region gives an empty list; anything that is not an image array
-        raises ``ValueError``.
+        ``expected``, with ``die_px`` and ``one_size``, is how many dice were
+        rolled (the game knows): while fewer are reported, what stands out is
+        searched for the rest (``short_search``, :meth:`_search_short`); it never
+        adds a die past that number, nor drops one. Centres are always in
+        full-frame pixels, sorted top to bottom. An empty frame or region gives an
+        empty list; anything that is not an image array raises ``ValueError``.
         """
         return [self.decide(c) for c in self.candidates(frame, roi, die_px=die_px, plain=plain,
-                                                        one_size=one_size)
+                                                        one_size=one_size, expected=expected)
                 if self.keeps(c)]
 
     def keeps(self, c: Candidate) -> bool:
@@ -267,12 +270,15 @@ class DiceReader(LookRound):
 
     def candidates(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
                    die_px: float | None = None,
-                   plain: np.ndarray | None = None, one_size: bool = False
-                   ) -> list[Candidate]:
+                   plain: np.ndarray | None = None, one_size: bool = False,
+                   expected: int | None = None) -> list[Candidate]:
         """All die proposals with their outcome probabilities: above ``det_threshold``,
         and weak ones from ``weak_det_threshold`` (see :meth:`keeps`)."""
         if die_px is not None and not (math.isfinite(die_px) and die_px > 0):
             raise ValueError(f"die_px must be a positive number of pixels, not {die_px!r}")
+        if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int)
+                                     or expected < 0):
+            raise ValueError(f"expected must be a number of dice (0 or more), not {expected!r}")
         full = as_bgr(frame)
         region = _region(full, roi)
         if region is None:
@@ -305,11 +311,12 @@ class DiceReader(LookRound):
         if die_px is not None and plain is not None:
             within = (np.asarray(plain, float).reshape(-1, 2) - (ox, oy)) * scale
         props, covers = self._propose(small, None if die_px is None else die_px * scale, within)
-        if not props:
+        if not props and not expected:
             return []
-        judged = self._judge(img, props, scale, die_px, covers)
+        judged = self._judge(img, props, scale, die_px, covers) if props else []
         if die_px is not None:
-            judged = self._look_round(img, judged, die_px, one_size)
+            plain_img = None if within is None else within / scale
+            judged = self._look_round(img, judged, die_px, one_size, expected, plain_img)
         found = [replace(c, cx=c.cx + ox, cy=c.cy + oy) for c in judged]
         found.sort(key=lambda c: (c.cy, c.cx))
         return found
