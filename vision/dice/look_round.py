@@ -164,15 +164,16 @@ class LookRound:
     #: in turn, each moved to the surest of the 8 points ``short_move`` dice
     #: round it, is reported when read clearly in all views and its value at
     #: ``short_value_threshold`` (no floor: the surest of many points reads a
-    #: value more easily by chance; a cocked die's face reads 0.89), until as
-    #: many dice are reported as were rolled (rule 52). False: off.
+    #: value more easily by chance; a cocked die the detector missed has a face
+    #: read at 0.89-0.93, as for ``reread_value_threshold``), until as many
+    #: dice are reported as were rolled (rule 52). False: off.
     short_search = True
     short_step = 0.35
     short_gap = 0.8
     short_points = 64
     short_tries = 6
     short_move = 0.15
-    short_value_threshold = 0.9
+    short_value_threshold = 0.95
     #: With ``die_px``: a "1" may be one pip of a "2" proposed as a small die;
     #: unless it reads "1" clearly at the die's size, the 12 points this many
     #: dice round it are read, and a "2" read clearly there replaces it
