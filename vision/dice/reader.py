@@ -227,9 +227,10 @@ class DiceReader(LookRound):
         far smaller is then checked at that size (:meth:`_check_off_size`), and a
         lone "2" proposed far larger is looked at as two dice (``split_twos``).
         ``expected``, with ``die_px`` and ``one_size``, is how many dice were
-        rolled (the game knows): while fewer are reported, what stands out is
-        searched for the rest (``short_search``, :meth:`_search_short`); it never
-        adds a die past that number, nor drops one. Centres are always in
+        rolled (the game knows): with ``short_search`` on (off by default), while
+        fewer are reported, what stands out is searched for the rest
+        (:meth:`_search_short`); it never adds a die past that number, nor drops
+        one. Centres are always in
         full-frame pixels, sorted top to bottom. An empty frame or region gives an
         empty list; anything that is not an image array raises ``ValueError``.
         """
@@ -311,7 +312,7 @@ class DiceReader(LookRound):
         if die_px is not None and plain is not None:
             within = (np.asarray(plain, float).reshape(-1, 2) - (ox, oy)) * scale
         props, covers = self._propose(small, None if die_px is None else die_px * scale, within)
-        if not props and not expected:
+        if not props and not (expected and self.short_search):
             return []
         judged = self._judge(img, props, scale, die_px, covers) if props else []
         if die_px is not None:
