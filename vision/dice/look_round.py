@@ -178,6 +178,8 @@ class LookRound:
     short_tries = 6
     short_move = 0.15
     short_value_threshold = 0.95
+    short_large = math.inf
+    short_centre = 0.25
     #: With ``die_px``: a "1" may be one pip of a "2" proposed as a small die;
     #: unless it reads "1" clearly at the die's size, the 12 points this many
     #: dice round it are read, and a "2" read clearly there replaces it
@@ -609,6 +611,11 @@ class LookRound:
         if len(kept) >= expected:
             return []
         gap = self.short_gap * die_px
+        # Something proposed far larger than a die and not reported (a rider token,
+        # 1.5 dice across, is proposed 2 dice wide) holds no die at its centre: the
+        # dice of a pair proposed as one lie half a die either side of it.
+        large = [c for c in found if c.size >= self.short_large * die_px and not self.keeps(c)]
+        hole = self.short_centre * die_px
         points = [(x, y) for x, y in spot_grid(stand_out_mask(img, die_px, plain), die_px,
                                                self.short_step)
                   if all(math.hypot(o.cx - x, o.cy - y) >= gap for o in kept)]
@@ -627,6 +634,8 @@ class LookRound:
             x, y, crop, first = self._move_to_surest(img, points[i], crops[i], probs[i],
                                                      self.short_move * die_px, die_px)
             if any(math.hypot(o.cx - x, o.cy - y) < gap for o in kept + extra):
+                continue
+            if any(math.hypot(o.cx - x, o.cy - y) < hole for o in large):
                 continue
             c = self._read_beside(img, x, y, die_px, crop, first)
             if c is not None and max(c.probs[:UNREADABLE]) >= self.short_value_threshold:
