@@ -478,13 +478,29 @@ def test_no_die_is_made_up_when_the_roll_is_not_there(board: Board,
     assert [d.value for d in found if d.value is not None] == [], found
 
 
-def test_a_token_in_the_dice_area_can_be_read_as_a_die_by_the_search(
-        board: Board, bench_board_image: np.ndarray) -> None:
-    """Why the search is off by default (rule 52 not adopted): a rider token dropped
-    in the dice area, no die there, two expected; the reader proposes nothing, the
-    search reads the token "4" at 0.955 (seed 91, scene 85 of the no-dice frames)."""
+def test_no_die_is_taken_at_the_centre_of_a_token(board: Board,
+                                                   bench_board_image: np.ndarray) -> None:
+    """A rider token dropped in the dice area, no die there, two expected: it is
+    proposed 2.09 dice across, read unreadable and not reported; the search reads its
+    marker "4" at 0.955 at its very centre, so no die is taken there within
+    ``short_centre`` of a candidate proposed ``short_large`` dice across or more
+    (seed 91, scene 85 of the no-dice frames; rule 52b of docs/dice-history.md)."""
     sc = _no_dice_scene(board, bench_board_image, 91, 85)
     pose = locate_board(sc.image, board)
-    assert read_table_dice(sc.image, board, pose, expected=2) == []
+    reader = _searching()
+    assert read_table_dice(sc.image, board, pose, reader=reader, expected=2) == []
+    reader.short_large = math.inf
+    assert [d.value for d in read_table_dice(sc.image, board, pose, reader=reader,
+                                             expected=2)] == [4]
+
+
+@pytest.mark.xfail(reason="why the search is off (rule 52b not adopted): a '1' read on a pip "
+                          "of a black '2' face to face with a '3'", strict=True)
+def test_the_search_reads_no_pip_of_a_two_as_a_one(board: Board,
+                                                  bench_board_image: np.ndarray) -> None:
+    """Touching bench seed 107, scene 58: nothing is reported without the search; with
+    it, a "1" at 0.974 between the "2"'s pips (the "1" check lets it through)."""
+    sc, pose = _bench_scene(board, bench_board_image, 107, 58, True)
     found = read_table_dice(sc.image, board, pose, reader=_searching(), expected=2)
-    assert [d.value for d in found] == [4]
+    truth = {d.value for d in sc.dice}
+    assert all(d.value is None or d.value in truth for d in found), found

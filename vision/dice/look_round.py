@@ -20,7 +20,7 @@ the reader looks again round what it found (:meth:`LookRound._look_round`):
 4. at the table, when told how many dice were rolled (``expected``) and fewer
    are reported, each spot of the dice area that stands out can be searched on
    a grid for the rest (:meth:`LookRound._search_short`; ``short_search``, off:
-   not adopted, see there);
+   measured and not adopted, see there);
 5. at the table (``one_size``), a lone large "2" is looked at as two dice;
 6. a "1" that may be one pip of a "2" is checked (:meth:`LookRound._check_ones`);
 7. a reading proposed far from the die's size is read again at that size
@@ -167,10 +167,12 @@ class LookRound:
     #: ``short_value_threshold`` (no floor: the surest of many points reads a
     #: value more easily by chance; a cocked die the detector missed has a face
     #: read at 0.89-0.93, as for ``reread_value_threshold``), until as many
-    #: dice are reported as were rolled. Rule 52, not adopted: on fresh touching
-    #: seeds 1.5 points more dice right, none wrong, but a rider token dropped
-    #: in the dice area with no die there was read "4" at 0.955, where without
-    #: the search nothing is reported (docs/dice-history.md). True: on.
+    #: dice are reported as were rolled; none within ``short_centre`` dice of
+    #: the centre of a candidate not reported that was proposed ``short_large``
+    #: dice across or more (a rider token; a pair's dice lie half a die either
+    #: side of its centre). Rules 52 and 52b, not adopted: on fresh touching
+    #: seeds 1.5 points more dice right, but one more wrong (a "1" read on a
+    #: pip of a black "2") for 39 more right (docs/dice-history.md). True: on.
     short_search = False
     short_step = 0.35
     short_gap = 0.8
@@ -178,7 +180,7 @@ class LookRound:
     short_tries = 6
     short_move = 0.15
     short_value_threshold = 0.95
-    short_large = math.inf
+    short_large = 1.5
     short_centre = 0.25
     #: With ``die_px``: a "1" may be one pip of a "2" proposed as a small die;
     #: unless it reads "1" clearly at the die's size, the 12 points this many

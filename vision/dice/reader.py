@@ -230,9 +230,9 @@ class DiceReader(LookRound):
         rolled (the game knows): with ``short_search`` on (off by default), while
         fewer are reported, what stands out is searched for the rest
         (:meth:`_search_short`); it never adds a die past that number, nor drops
-        one. Centres are always in
-        full-frame pixels, sorted top to bottom. An empty frame or region gives an
-        empty list; anything that is not an image array raises ``ValueError``.
+        one. Centres are always in full-frame pixels, sorted top to bottom. An
+        empty frame or region gives an empty list; anything that is not an image
+        array raises ``ValueError``.
         """
         return [self.decide(c) for c in self.candidates(frame, roi, die_px=die_px, plain=plain,
                                                         one_size=one_size, expected=expected)

@@ -90,9 +90,9 @@ def stand_out_mask(region: np.ndarray, die_px: float,
                    within: np.ndarray | None = None) -> np.ndarray:
     """Where something die-sized stands out from the plain surface of ``region`` (BGR
     or grey, dice ``die_px`` across; ``within`` as for :func:`busy_windows`): a mask
-    at half the region's size (255: stands out). Thin lines and specks of noise are
-    not in it: the contrast is closed over a quarter of a die and opened over a
-    third, which only a die-sized blob survives."""
+    at half the region's size (255: stands out). The contrast is closed over a
+    quarter of a die and opened over a third: specks of noise and hairlines go,
+    a die stays (and so does a line drawn as thick as the dice area's outline)."""
     h, w = region.shape[:2]
     # Found at half size (a die is still 20 px there): four times less work.
     small = cv2.resize(region, ((w + 1) // 2, (h + 1) // 2), interpolation=cv2.INTER_AREA)
