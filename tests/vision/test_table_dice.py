@@ -416,8 +416,8 @@ def test_a_roll_short_of_dice_is_searched(board: Board, bench_board_image: np.nd
                                           seed: int, scene: int) -> None:
     """Told how many dice were rolled, a reader with ``short_search`` on searches the
     dice area's spots that stand out when it sees fewer (:meth:`DiceReader._search_short`,
-    rule 52 of docs/dice-history.md, not adopted): every die read right; not told,
-    or with the search off (the default), not."""
+    rules 52 and 52b of docs/dice-history.md, not adopted): every die read right; not
+    told, or with the search off (the default), not."""
     sc, pose = _bench_scene(board, bench_board_image, seed, scene, True)
     truth = [[d.value] for d in sc.dice]
     assert _values_by_die(board, sc, pose, _searching(), expected=len(sc.dice)) == truth
@@ -470,8 +470,8 @@ def test_no_die_is_made_up_when_the_roll_is_not_there(board: Board,
                                                       bench_board_image: np.ndarray,
                                                       scene: int) -> None:
     """Two dice expected and none in the dice area, but a rider token dropped there
-    or a hand reaching over it: the search reads no value there (in most frames:
-    see the next test)."""
+    or a hand reaching over it: the search reads no value there (seed 0's frames; the
+    token of the next test was read "4" until rule 52b)."""
     sc = _no_dice_scene(board, bench_board_image, 0, scene)
     found = read_table_dice(sc.image, board, locate_board(sc.image, board), reader=_searching(),
                             expected=2)
@@ -499,7 +499,9 @@ def test_no_die_is_taken_at_the_centre_of_a_token(board: Board,
 def test_the_search_reads_no_pip_of_a_two_as_a_one(board: Board,
                                                   bench_board_image: np.ndarray) -> None:
     """Touching bench seed 107, scene 58: nothing is reported without the search; with
-    it, a "1" at 0.974 between the "2"'s pips (the "1" check lets it through)."""
+    it, a "1" at 0.974 on a pip of the "2", a quarter die from its centre
+    (``_check_ones`` skips dice found by looking, and its test for a table "1" lets
+    this one stand too)."""
     sc, pose = _bench_scene(board, bench_board_image, 107, 58, True)
     found = read_table_dice(sc.image, board, pose, reader=_searching(), expected=2)
     truth = {d.value for d in sc.dice}
