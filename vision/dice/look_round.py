@@ -182,6 +182,7 @@ class LookRound:
     short_value_threshold = 0.95
     short_large = 1.5
     short_centre = 0.25
+    short_ones = True
     #: With ``die_px``: a "1" may be one pip of a "2" proposed as a small die;
     #: unless it reads "1" clearly at the die's size, the 12 points this many
     #: dice round it are read, and a "2" read clearly there replaces it
@@ -640,8 +641,11 @@ class LookRound:
             if any(math.hypot(o.cx - x, o.cy - y) < hole for o in large):
                 continue
             c = self._read_beside(img, x, y, die_px, crop, first)
-            if c is not None and max(c.probs[:UNREADABLE]) >= self.short_value_threshold:
-                extra.append(c)
+            if c is None or max(c.probs[:UNREADABLE]) < self.short_value_threshold:
+                continue
+            if not self.short_ones and int(np.argmax(c.probs[:UNREADABLE])) == 0:
+                continue
+            extra.append(c)
         return extra
 
     def _move_to_surest(self, img: np.ndarray, at: tuple[float, float], crop: np.ndarray,
