@@ -327,6 +327,9 @@ def _add_locate_command(sub: argparse._SubParsersAction) -> None:
                         help="height of the stickers above the board (on top of the riders)")
     locate.add_argument("--dice", action="store_true",
                         help="also read the dice, in the board's dice area where it has one")
+    locate.add_argument("--dice-rolled", type=int, default=None, metavar="K",
+                        help="the number of dice the game rolls (2 in Um Reifenbreite, else 1): "
+                             "where fewer are seen the dice area is searched harder; implies --dice")
     locate.set_defaults(handler=_run_locate)
     tokens = sub.add_parser("tokens", help="rider token stickers")
     tokens_sub = tokens.add_subparsers(dest="tokens_command", metavar="WHAT")
@@ -360,9 +363,12 @@ def _run_locate(args: argparse.Namespace) -> int:
         raise CliError("--side-mm must be between 2 and 60")
     if not 0 <= args.height_mm <= 100:
         raise CliError("--height-mm must be between 0 and 100")
+    if args.dice_rolled is not None and not 1 <= args.dice_rolled <= 6:
+        raise CliError("--dice-rolled must be between 1 and 6")
     return locate_files(args.images, board, sys.stdout, expected=expected,  # type: ignore[arg-type]
                         side_mm=args.side_mm, height_mm=args.height_mm, err=sys.stderr,
-                        as_json=args.json, dice=args.dice)
+                        as_json=args.json, dice=args.dice or args.dice_rolled is not None,
+                        dice_rolled=args.dice_rolled)
 
 
 def _run_tokens_print(args: argparse.Namespace) -> int:
@@ -432,6 +438,9 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
                      help="a hand over one corner marker in every scene (board fitted on three)")
     vis.add_argument("--dice-touching", action="store_true",
                      help="the two dice lie face to face in every scene")
+    vis.add_argument("--dice-not-told", action="store_true",
+                     help="the dice reader is not told how many dice were rolled (no search "
+                          "for a missing one)")
     vis.add_argument("--json", action="store_true", help="the figures as one JSON object")
     vis.set_defaults(handler=_run_bench_vision)
     dice = bench_sub.add_parser("dice", help="dice reader accuracy and speed on labelled sets")
@@ -507,7 +516,8 @@ def _run_bench_vision(args: argparse.Namespace) -> int:
     board = _load_board_arg(args.board) if args.board else None
     bench_vision(sys.stdout, scenes=args.scenes, seed=args.seed, board=board,  # type: ignore[arg-type]
                  side_mm=args.side_mm, height_mm=args.height_mm, as_json=args.json,
-                 hide_corner=args.hide_corner, dice_touching=args.dice_touching)
+                 hide_corner=args.hide_corner, dice_touching=args.dice_touching,
+                 dice_told=not args.dice_not_told)
     return 0
 
 

@@ -9,7 +9,8 @@ still for eight. Each frame goes the way the table service will take it:
 
 1. ``locate_board`` finds the board from its corner markers (the pose);
 2. ``read_table_dice`` reads only the board's dice area, at the die size the
-   pose gives (faster and surer than the whole frame; docs/vision.md);
+   pose gives (faster and surer than the whole frame; docs/vision.md), told how
+   many dice were rolled, so it searches harder when it sees fewer;
 3. ``RollSettler`` takes the dice once the same values lie at the same places
    in two frames in a row (docs/dice.md, "Waiting for the dice to settle").
 
@@ -65,7 +66,7 @@ def take_roll(board: Board, frames: list[np.ndarray], dice: int) -> tuple[Roll |
         if not pose.found:
             print(f"frame {n}: board not found ({pose.reason})")
             continue
-        readings = read_table_dice(frame, board, pose)
+        readings = read_table_dice(frame, board, pose, expected=dice)
         seen = [d.value for d in sorted(readings, key=lambda d: d.center[0])]
         print(f"frame {n}: dice read {seen}")
         roll = settler.feed(readings)

@@ -5,7 +5,9 @@
 ``unclear`` (token -> the spaces in doubt), ``missing`` (expected tokens not
 seen) and ``unexpected`` (seen but not expected; both only with
 ``expected``), ``error_mm`` (the board fit), ``dice`` (with ``dice=True``:
-as `companion dice` reports them, read by :func:`vision.table_dice.read_table_dice`)
+as `companion dice` reports them, read by :func:`vision.table_dice.read_table_dice`;
+``dice_rolled``, the number of dice the game rolls, lets it search harder when
+it sees fewer)
 and, when the board is not found or the image cannot be read, ``reason`` / ``error``.
 """
 
@@ -27,7 +29,7 @@ from vision.tokens import read_tokens
 
 def locate_frame(image: np.ndarray, board: Board, *, expected: list[int] | None = None,
                  side_mm: float = 10.0, height_mm: float = 0.0,
-                 dice: bool = False) -> dict[str, Any]:
+                 dice: bool = False, dice_rolled: int | None = None) -> dict[str, Any]:
     """Board and tokens (and with ``dice`` the dice) of one frame as the JSON object of
     `companion locate` (without ``image`` and ``ms``)."""
     try:
@@ -44,7 +46,8 @@ def locate_frame(image: np.ndarray, board: Board, *, expected: list[int] | None 
         from vision.dice.run import reading_dict
         from vision.table_dice import read_table_dice
 
-        out["dice"] = [reading_dict(d) for d in read_table_dice(image, board, pose)]
+        out["dice"] = [reading_dict(d) for d in read_table_dice(image, board, pose,
+                                                                expected=dice_rolled)]
     if not pose.found:
         out.update(tokens={}, unplaced=[], reason=pose.reason)
         if expected is not None:
@@ -69,7 +72,8 @@ def locate_frame(image: np.ndarray, board: Board, *, expected: list[int] | None 
 def locate_files(paths: Iterable[str], board: Board, out: IO[str], *,
                  expected: list[int] | None = None, side_mm: float = 10.0,
                  height_mm: float = 0.0, err: IO[str] | None = None,
-                 as_json: bool = True, dice: bool = False) -> int:
+                 as_json: bool = True, dice: bool = False,
+                 dice_rolled: int | None = None) -> int:
     """Write one JSON line per image; 0 when every image could be read, else 1."""
     status = 0
     for path in paths:
@@ -88,7 +92,7 @@ def locate_files(paths: Iterable[str], board: Board, out: IO[str], *,
         else:
             rec = {"image": path, **locate_frame(img, board, expected=expected,
                                                  side_mm=side_mm, height_mm=height_mm,
-                                                 dice=dice)}
+                                                 dice=dice, dice_rolled=dice_rolled)}
         rec["ms"] = round(1000 * (time.perf_counter() - t0), 1)  # decoding the file excluded
         out.write((json.dumps(rec) if as_json else _text(rec)) + "\n")
         out.flush()

@@ -73,10 +73,9 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     In the dice area, only dice whose centre lies within the area (plus
     :data:`AREA_MARGIN_DICE` dice) are kept. ``die_mm`` is the side of the
     dice; ``reader`` defaults to the shared one. ``expected``, the number of
-    dice the game rolls (two in Um Reifenbreite, one in the others), lets a
-    reader with ``short_search`` on (off by default) search the dice area
-    harder when it sees fewer (docs/dice.md, "A roll short of dice"); None:
-    as many as are seen.
+    dice the game rolls (two in Um Reifenbreite, one in the others), lets the
+    reader search the dice area harder when it sees fewer (docs/dice.md, "A
+    roll short of dice"); None: as many as are seen.
     """
     reader = reader or default_reader()
     h, w = frame.shape[:2] if getattr(frame, "ndim", 0) >= 2 else (0, 0)

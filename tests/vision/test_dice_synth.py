@@ -374,7 +374,7 @@ _COCKED_FOUND_BY_THE_SEARCH = [(13, 20, 1), (28, 6, 6)]
 def test_a_cocked_die_missed_is_not_numbered_by_the_search_for_it(seed: int, frame: int,
                                                                   value: int) -> None:
     """A cocked die not proposed, one die expected: the search of a roll short of dice
-    (rules 52 and 52b, opt-in) reads one of its faces as a value, its surest point; a die
+    (rule 52c) reads one of its faces as a value, its surest point; a die
     found by that search needs its value at 0.95 (``short_value_threshold``), so it
     stays unreported."""
     rng = np.random.default_rng(seed)
@@ -384,10 +384,10 @@ def test_a_cocked_die_missed_is_not_numbered_by_the_search_for_it(seed: int, fra
         draw_die(img, rng, 320, 240, 34, 1 + i % 6, cocked=True, body=body, pip=pip,
                  angle=float(rng.uniform(0, 90)))
     reader = DiceReader()
-    reader.short_search = True  # off by default: rules 52 and 52b not adopted
     assert reader.read(img, die_px=34.0, one_size=True) == []
     assert reader.read(img, die_px=34.0, one_size=True, expected=1) == []
     reader.short_value_threshold = 0.0
+    reader.short_ones = True
     found = reader.read(img, die_px=34.0, one_size=True, expected=1)
     assert [d.value for d in found] == [value]
 

@@ -169,6 +169,29 @@ def test_locate_with_dice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "dice: " in capsys.readouterr().out
 
 
+def test_locate_told_the_dice_rolled_searches_for_the_missing_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--dice-rolled 2``: a "3" face to face with a "2", neither seen with
+    ``--dice``, are searched for and read (scene 45 of `companion bench vision
+    --seed 1 --dice-touching`); a count that is no number of dice is refused."""
+    from vision.render import render_board
+
+    board = load_board("standard")
+    rng = np.random.default_rng([1, 45])
+    sc = table_scene(board, random_riders(board, rng, 16), rng=rng, token_side_mm=10.0,
+                     board_image=render_board(board, 2.5), board_px_per_mm=2.5,
+                     dice_touching=True)
+    frame = tmp_path / "roll.png"
+    cv2.imwrite(str(frame), sc.image)
+    _, recs, _ = _run(["locate", "--json", "--board", "standard", "--dice", str(frame)], capsys)
+    assert recs[0]["dice"] == []
+    _, recs, _ = _run(["locate", "--json", "--board", "standard", "--dice-rolled", "2",
+                       str(frame)], capsys)
+    assert sorted(d["value"] for d in recs[0]["dice"]) == sorted(d.value for d in sc.dice) == [2, 3]
+    assert main(["locate", "--board", "standard", "--dice-rolled", "0", str(frame)]) == 2
+    assert "--dice-rolled must be between 1 and 6" in capsys.readouterr().err
+
+
 def test_bench_dice_matching_takes_closest_pairs_first() -> None:
     """Two touching dice, the reader saw only the second: the one reading is the second
     die's (right or wrong by its value), not a wrong value for the first."""
@@ -183,6 +206,13 @@ def test_bench_dice_matching_takes_closest_pairs_first() -> None:
 def test_bench_vision_touching_dice(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "vision", "--scenes", "2", "--dice-touching", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
-    assert res["dice_touching"] is True
+    assert res["dice_touching"] is True and res["dice_told"] is True
     assert res["dice_right_pct"] + res["dice_wrong_pct"] + res["dice_null_pct"] + \
         res["dice_missed_pct"] == pytest.approx(100.0)
+
+
+def test_bench_vision_dice_not_told(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--dice-not-told``: the reader is not told how many dice were rolled, and the
+    text report says which way it was read."""
+    assert main(["bench", "vision", "--scenes", "1", "--dice-not-told"]) == 0
+    assert "not told how many were rolled" in capsys.readouterr().out

@@ -18,9 +18,8 @@ the reader looks again round what it found (:meth:`LookRound._look_round`):
    something stands out, a grid for the die touching it
    (:meth:`LookRound._search_beside`);
 4. at the table, when told how many dice were rolled (``expected``) and fewer
-   are reported, each spot of the dice area that stands out can be searched on
-   a grid for the rest (:meth:`LookRound._search_short`; ``short_search``, off:
-   measured and not adopted, see there);
+   are reported, each spot of the dice area that stands out is searched on a
+   grid for the rest (:meth:`LookRound._search_short`);
 5. at the table (``one_size``), a lone large "2" is looked at as two dice;
 6. a "1" that may be one pip of a "2" is checked (:meth:`LookRound._check_ones`);
 7. a reading proposed far from the die's size is read again at that size
@@ -170,10 +169,11 @@ class LookRound:
     #: dice are reported as were rolled; none within ``short_centre`` dice of
     #: the centre of a candidate not reported that was proposed ``short_large``
     #: dice across or more (a rider token; a pair's dice lie half a die either
-    #: side of its centre). Rules 52 and 52b, not adopted: on fresh touching
-    #: seeds 1.5 points more dice right, but one more wrong (a "1" read on a
-    #: pip of a black "2") for 39 more right (docs/dice-history.md). True: on.
-    short_search = False
+    #: side of its centre), and no "1" unless ``short_ones`` (a crop centred on
+    #: any single pip of a die it has not found reads "1"). Rule 52c of
+    #: docs/dice-history.md: fresh touching seeds 1.6 points more dice right,
+    #: wrong and false equal. False: off.
+    short_search = True
     short_step = 0.35
     short_gap = 0.8
     short_points = 64
@@ -182,7 +182,7 @@ class LookRound:
     short_value_threshold = 0.95
     short_large = 1.5
     short_centre = 0.25
-    short_ones = True
+    short_ones = False
     #: With ``die_px``: a "1" may be one pip of a "2" proposed as a small die;
     #: unless it reads "1" clearly at the die's size, the 12 points this many
     #: dice round it are read, and a "2" read clearly there replaces it

@@ -227,9 +227,9 @@ class DiceReader(LookRound):
         far smaller is then checked at that size (:meth:`_check_off_size`), and a
         lone "2" proposed far larger is looked at as two dice (``split_twos``).
         ``expected``, with ``die_px`` and ``one_size``, is how many dice were
-        rolled (the game knows): with ``short_search`` on (off by default), while
-        fewer are reported, what stands out is searched for the rest
-        (:meth:`_search_short`); it never adds a die past that number, nor drops
+        rolled (the game knows): while fewer are reported, what stands out is
+        searched for the rest (``short_search``,
+        :meth:`_search_short`); it never adds a die past that number, nor drops
         one. Centres are always in full-frame pixels, sorted top to bottom. An
         empty frame or region gives an empty list; anything that is not an image
         array raises ``ValueError``.
