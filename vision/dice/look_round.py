@@ -280,11 +280,7 @@ class LookRound:
                 if p < self.neighbour_refine_below:
                     near = points_around(ax, ay, x, y, die_px,
                                          math.pi / self.neighbour_directions)
-                    near_crops, near_probs = self._one_view(img, near, die_px)
-                    better = self._surest(near_probs, above=p)
-                    if better is not None:
-                        x, y = near[better[0]]
-                        crop, pc = near_crops[better[0]], near_probs[better[0]]
+                    x, y, crop, pc = self._move_to_surest(img, (x, y), crop, pc, near, die_px)
                 picks.append((x, y, crop, pc))
             n += len(points)
         extra: list[Candidate] = []
@@ -634,8 +630,10 @@ class LookRound:
                 break
             if any(math.hypot(o.cx - points[i][0], o.cy - points[i][1]) < gap for o in extra):
                 continue
-            x, y, crop, first = self._move_to_surest(img, points[i], crops[i], probs[i],
-                                                     self.short_move * die_px, die_px)
+            near = (probe_points(*points[i], die_px, self.short_move, 8)
+                    if self.short_move > 0 else [])
+            x, y, crop, first = self._move_to_surest(img, points[i], crops[i], probs[i], near,
+                                                     die_px)
             if any(math.hypot(o.cx - x, o.cy - y) < gap for o in kept + extra):
                 continue
             if any(math.hypot(o.cx - x, o.cy - y) < hole for o in large):
@@ -649,20 +647,17 @@ class LookRound:
         return extra
 
     def _move_to_surest(self, img: np.ndarray, at: tuple[float, float], crop: np.ndarray,
-                        first: np.ndarray, r: float, die_px: float
+                        first: np.ndarray, near: list[tuple[float, float]], die_px: float
                         ) -> tuple[float, float, np.ndarray, np.ndarray]:
         """The surest (:meth:`_sureness`) of point ``at`` (its crop ``crop`` and
-        classifier row ``first``) and the 8 points ``r`` pixels round it: that
-        point, its crop and its row. ``r`` 0: ``at`` as it is."""
-        x, y = at
-        if r <= 0:
-            return x, y, crop, first
-        near = [(x + r * math.cos(k * math.pi / 4), y + r * math.sin(k * math.pi / 4))
-                for k in range(8)]
+        classifier row ``first``) and the points ``near`` it, read in one view: that
+        point, its crop and its row."""
+        if not near:
+            return at[0], at[1], crop, first
         near_crops, near_probs = self._one_view(img, near, die_px)
         better = self._surest(near_probs, above=self._sureness(first))
         if better is None:
-            return x, y, crop, first
+            return at[0], at[1], crop, first
         k = better[0]
         return near[k][0], near[k][1], near_crops[k], near_probs[k]
 
