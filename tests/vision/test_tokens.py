@@ -213,6 +213,28 @@ def test_weak_reads_take_each_open_id_once_clearest_first() -> None:
     assert got == [(22, (500.0, 100.0), 0.95), (21, (300.0, 100.0), 0.93)]
 
 
+def test_a_weak_read_the_fit_refutes_is_not_named() -> None:
+    from vision.tokens import _settle
+    expected = [21, 22, 31]
+    a = (_scores(t22=0.90, t31=0.60), (300.0, 100.0))  # refuted: really 31's token
+    b = (_scores(t22=0.88, t21=0.60), (500.0, 100.0))
+    asked: list[tuple[int, tuple[float, float]]] = []
+
+    def refuted(tid: int, c: tuple[float, float]) -> bool:
+        asked.append((tid, c))
+        return c == (300.0, 100.0)
+
+    # a is clearer among the open ids and would take 22; refuted, it leaves 22 open for b.
+    assert _settle([a, b], {}, expected, 10.0) == [(22, (300.0, 100.0), 0.90)]
+    assert _settle([a, b], {}, expected, 10.0, refuted) == [(22, (500.0, 100.0), 0.88)]
+    assert asked == [(22, (300.0, 100.0)), (22, (500.0, 100.0))]
+    # A read from CLEAR_SCORE up is not asked about.
+    asked.clear()
+    c = (_scores(t22=0.95, t21=0.80), (300.0, 100.0))
+    assert _settle([c], {}, expected, 10.0, refuted) == [(22, (300.0, 100.0), 0.95)]
+    assert asked == []
+
+
 def test_half_covered_token_is_not_read_as_another() -> None:
     # Bench scene 74 (seed 0) with a hand over corner marker 2: the hand's fingers
     # cover half of rider 41's sticker; what is left of its code read as 32 (0.95,
