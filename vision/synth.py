@@ -271,9 +271,8 @@ def _draw_raised_token(img: np.ndarray, cam: Camera, token_id: int,
     # warps have no area mode), so the texture is smoothed to the pixel's size first -
     # else the marker's edges alias into steps that no real camera shows.
     k = n / max(1.0, float(np.ptp(corners[:, 0])), float(np.ptp(corners[:, 1])))
-    if k > 1.0:
-        tex = cv2.GaussianBlur(tex, (0, 0), 0.5 * k)
-    top_img = cv2.warpPerspective(tex, Tr, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+    smooth = cv2.GaussianBlur(tex, (0, 0), 0.5 * k) if k > 1.0 else tex
+    top_img = cv2.warpPerspective(smooth, Tr, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
     alpha = cv2.warpPerspective(mask, Tr, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
     a = (alpha.astype(np.float32) / 255.0)[..., None]
     roi = img[y0:y1, x0:x1]
