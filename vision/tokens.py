@@ -103,7 +103,8 @@ BLUR_TOLERANCE_PX = 0.45
 # read yet, who may be this very token - must explain the pixels this much better: over
 # 113 second-look fits of bench frames (seeds 0-3, 1000, 2000) the one misread (rider 51's
 # token named 44, 51 the runner-up and open) had an evidence of 33; the 24 right fits
-# with an open runner-up had 46.6 and more.
+# with an open runner-up had 46.6 and more. Without the list of the riders in the game
+# every id not read is open, so every fit needs this much.
 FIT_EVIDENCE_OPEN = 40.0
 # Two stickers cannot overlap: a read that is not clear, within this many sticker
 # diameters of a token read already, is not another token (a ghost on its edge named a
