@@ -216,6 +216,11 @@ def _draw_token(tex: np.ndarray, token_id: int, center_mm: tuple[float, float], 
                (250, 250, 250), -1, cv2.LINE_AA, 4)
     n = max(24, int(round(side_mm * ppm * 4)))
     mk = marker_image(token_id, n)
+    # Drawn oversampled, then placed by a warp that samples one point a pixel: smoothed to
+    # the texture's pixel first, or a turned marker's edges come out in steps.
+    k_aa = n / (side_mm * ppm)
+    if k_aa > 1.0:
+        mk = cv2.GaussianBlur(mk, (0, 0), 0.5 * k_aa)
     s = side_mm * ppm / n
     ca, sa = math.cos(angle) * s, math.sin(angle) * s
     # marker pixel (u, v) -> texture: centre + rotation * (u - n/2, v - n/2)

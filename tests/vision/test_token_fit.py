@@ -129,7 +129,7 @@ def test_read_tokens_second_look_finds_what_the_cells_missed() -> None:
 
 @pytest.mark.parametrize(("seed", "i", "touching", "rider", "misread_as"), [
     (1, 129, True, 52, 34),  # 52's token read 34 at 0.89 (52 at 0.67), 34 unread: settled 34
-    (3, 47, False, 41, 32),  # 41's token read 32 at 0.91 (41 at 0.80), 32 unread: settled 32
+    # (seed 3, scene 47 did the same before the synthetic markers were smoothed; not since)
 ])
 def test_a_weak_read_the_fit_names_otherwise_is_not_settled(
         seed: int, i: int, touching: bool, rider: int, misread_as: int) -> None:
@@ -144,22 +144,41 @@ def test_a_weak_read_the_fit_names_otherwise_is_not_settled(
     assert r.tokens.get(misread_as) in (None, scene.riders[misread_as])
 
 
-def test_a_fit_hardly_better_than_an_open_runner_up_names_nobody() -> None:
-    """Bench seed 2, scene 109 (dice touching), 31 degrees: rider 51's token fits 44 best,
-    51 next (evidence 33), both unread. It used to be named 44, on 51's space; with an
-    open runner-up the fit needs FIT_EVIDENCE_OPEN, so both stay missing (ask again)."""
-    from vision.tokens import FIT_EVIDENCE_OPEN
+def test_a_fit_hardly_better_than_an_open_runner_up_names_nobody(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fit whose next-best id is a rider still unread needs FIT_EVIDENCE_OPEN. Bench seed
+    2, scene 109 of the touching-dice run, on the synthetic table before its markers were
+    smoothed (2026-11-29): rider 51's token fitted 44 best and 51 next (evidence 33), both
+    unread, and was named 44 on 51's space. Here scene 27's fits are made that close."""
+    from dataclasses import replace
 
-    scene, pose, gray = _bench_scene(109, 2, True)
-    got = _read_scores(gray, pose, scene.token_mm[51], 10.0)
-    assert got is not None
-    _, centre, turn = got
-    fit = fit_token(gray, pose.H, pose.H_inv, centre, turn, 10.0)
-    assert fit is not None and fit.id == 44 and fit.runner_up == 51
-    assert FIT_EVIDENCE <= fit.evidence < FIT_EVIDENCE_OPEN
+    import vision.tokens as tokens
+
+    scene, pose, gray = _bench_scene(27)
+    real = tokens.fit_token
+    base = read_tokens(scene.image, BOARD, pose, expected=list(scene.riders), gray=gray)
+    by_fit = sorted(s.id for s in base.sightings if s.method == "fit")
+    assert len(by_fit) >= 2 and all(base.tokens[t] == scene.riders[t] for t in by_fit)
+
+    def doubtful(runner_up: dict[int, int]):  # type: ignore[no-untyped-def]
+        def fit(*args, unless_id=None, **kw):  # type: ignore[no-untyped-def]
+            got = real(*args, unless_id=unless_id, **kw)
+            if got is None or unless_id is not None or got.id not in runner_up:
+                return got
+            return replace(got, evidence=33.0, runner_up=runner_up[got.id])
+        return fit
+
+    # The runner-up out of the game (a jersey piece's id): 33 is enough.
+    monkeypatch.setattr(tokens, "fit_token", doubtful({t: 20 for t in by_fit}))
     r = read_tokens(scene.image, BOARD, pose, expected=list(scene.riders), gray=gray)
-    assert all(scene.riders[t] == s for t, s in r.tokens.items()), r.tokens
-    assert 44 in r.missing and 51 in r.missing
+    assert sorted(s.id for s in r.sightings if s.method == "fit") == by_fit
+    # Each one's runner-up another of them, all unread: none is named.
+    monkeypatch.setattr(tokens, "fit_token",
+                        doubtful(dict(zip(by_fit, by_fit[1:] + by_fit[:1], strict=True))))
+    r = read_tokens(scene.image, BOARD, pose, expected=list(scene.riders), gray=gray)
+    assert not [s for s in r.sightings if s.method == "fit"]
+    assert all(t in r.missing for t in by_fit)
+    assert FIT_EVIDENCE <= 33.0 < tokens.FIT_EVIDENCE_OPEN
 
 
 def test_second_look_never_names_a_covered_token() -> None:
