@@ -206,15 +206,13 @@ class _Problem:
 
 
 def fit_token(gray: np.ndarray, H: np.ndarray, Hi: np.ndarray, at_mm: tuple[float, float],
-              angle: float, side_mm: float, unless_id: int | None = None) -> FitRead | None:
+              angle: float, side_mm: float) -> FitRead | None:
     """Fit every token code to the pixels round a board point (see the module doc).
 
     ``H`` maps image px -> board mm and ``Hi`` back; ``at_mm`` and ``angle``
     (radians) are the first guesses of the marker's centre and turn, from the
     fast reader. None when the token is too near the frame's edge or seen too
-    large for a fit (the fast reader reads those). With ``unless_id``, also None
-    as soon as that id fits best after the pose search (for a caller that only
-    wants to hear of another id: the runner-up's search is skipped).
+    large for a fit (the fast reader reads those).
     """
     pb = _Problem(gray, H, Hi, at_mm, side_mm)
     if not pb.ok:
@@ -247,8 +245,6 @@ def fit_token(gray: np.ndarray, H: np.ndarray, Hi: np.ndarray, at_mm: tuple[floa
             start = int(np.argmin(best))
         else:
             top = int(np.argmin(best))
-            if unless_id is not None and int(pb.code_ids[top]) == unless_id:
-                return None
             others = np.nonzero(pb.code_ids != pb.code_ids[top])[0]
             start = int(others[np.argmin(best[others])])
             sel = np.array([start])

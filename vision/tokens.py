@@ -705,7 +705,8 @@ def _settle(weak: list[tuple[np.ndarray, tuple[float, float]]],
     the best of all ids. Clearest first; an id named is then out for the others.
     ``refuted(id, centre)``, when given, is asked last for a read below ``CLEAR_SCORE``:
     True leaves the read unnamed and the id open (``read_tokens`` passes the fit of the
-    codes to the pixels: a read the fit names another id is left to the second look).
+    codes to the pixels: a read the fit names another id, or where no clean token fits,
+    is left to the second look).
     """
     open_ids = np.array([t in expected and t not in found for t in TOKEN_IDS])
     taken: list[tuple[float, float]] = [c for v in found.values() for c, _ in v]
@@ -877,14 +878,18 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
         unnamed.append(_Read(per_id, c, turn))
     if expected is not None:
         def refuted(tid: int, c: tuple[float, float]) -> bool:
-            """The codes fitted to the pixels name another id clearly: a token too
-            blurred for its cells can read best as another rider still unread (bench
-            seed 1, scene 129 touching: rider 52's token read 34 at 0.89, 52 at 0.67;
-            the fit names 52)."""
+            """The codes fitted to the pixels name another id clearly (a token too
+            blurred for its cells can read best as another rider still unread: bench
+            seed 1, scene 129 touching, rider 52's token read 34 at 0.89, 52 at 0.67;
+            the fit names 52), or no clean token fits there (fingers over half a token
+            read as a hidden rider: 32 on 41's token, hide_tokens seed 7000 scene 173)."""
             assert pose.H is not None
-            fit = fit_token(g, pose.H, pose.H_inv, c, turns[c], side_mm, unless_id=tid)
-            return (fit is not None and fit.id != tid and fit.evidence >= FIT_EVIDENCE
-                    and fit.quality >= FIT_QUALITY)
+            fit = fit_token(g, pose.H, pose.H_inv, c, turns[c], side_mm)
+            if fit is None:
+                return False
+            if fit.quality < FIT_QUALITY:
+                return True  # no clean token there: a hand over half of it, say
+            return fit.id != tid and fit.evidence >= FIT_EVIDENCE
 
         for tid, c, score in _settle(weak, found, expected, side_mm, refuted):
             found.setdefault(tid, []).append((c, score))

@@ -66,17 +66,6 @@ def test_fit_names_the_right_token_where_the_cells_did_not(scene: int, rider: in
     assert 0.4 <= fit.blur_px <= 2.6
 
 
-def test_fit_unless_id_stops_when_that_id_fits_best() -> None:
-    scene, pose, gray = _bench_scene(27)
-    got = _read_scores(gray, pose, scene.token_mm[43], 10.0)
-    assert got is not None
-    _, centre, turn = got
-    full = fit_token(gray, pose.H, pose.H_inv, centre, turn, 10.0)
-    assert full is not None and full.id == 43
-    assert fit_token(gray, pose.H, pose.H_inv, centre, turn, 10.0, unless_id=43) is None
-    assert fit_token(gray, pose.H, pose.H_inv, centre, turn, 10.0, unless_id=44) == full
-
-
 def test_fit_on_every_token_of_a_frame_names_it_or_doubts() -> None:
     """All 16 tokens of a frame at 33 degrees: the best-fitting id is always the token's own."""
     scene, pose, gray = _bench_scene(27)
@@ -161,9 +150,9 @@ def test_a_fit_hardly_better_than_an_open_runner_up_names_nobody(
     assert len(by_fit) >= 2 and all(base.tokens[t] == scene.riders[t] for t in by_fit)
 
     def doubtful(runner_up: dict[int, int]):  # type: ignore[no-untyped-def]
-        def fit(*args, unless_id=None, **kw):  # type: ignore[no-untyped-def]
-            got = real(*args, unless_id=unless_id, **kw)
-            if got is None or unless_id is not None or got.id not in runner_up:
+        def fit(*args, **kw):  # type: ignore[no-untyped-def]
+            got = real(*args, **kw)
+            if got is None or got.id not in runner_up:
                 return got
             return replace(got, evidence=33.0, runner_up=runner_up[got.id])
         return fit
