@@ -21,7 +21,8 @@ is located (``vision.board``):
    in the game, a read without that margin (or below ``CLEAR_SCORE``) is
    named among the ids still open (in the game, not read clearly elsewhere)
    when it is clear among those and the codes fitted to the pixels
-   (``vision.token_fit``) do not name it another id (``_settle``).
+   (``vision.token_fit``) neither name it another id nor fit it badly (a
+   hand over half of it) (``_settle``).
 3. *Mapping*: the token's centre in board mm goes to the space whose polygon
    holds it. Within ``margin_mm`` of a polygon edge where another space lies
    just across, it is "unclear" rather than a guess; the margin grows where
