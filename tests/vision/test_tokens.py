@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import pytest
 
-from companion.boards import parse_board
+from companion.boards import Board, parse_board
 from vision.board import locate_board
 from vision.colour import assign_by_colour, read_by_colour, space_teams
-from vision.synth import table_scene
-from vision.tokens import TrackIndex, read_tokens
+from vision.render import render_board
+from vision.synth import demo_board, random_riders, table_scene
+from vision.tokens import TokenReading, TrackIndex, read_tokens
 
 BOARD_TEXT = """
 .o  .o  .   c3  c3  .   .   u2  u2  . |A .
@@ -175,6 +178,27 @@ def test_camera_centre_from_the_board() -> None:
             assert abs(got[2] - abs(C[2])) < 0.03 * abs(C[2])
 
 
+@lru_cache(maxsize=1)
+def _bench_board() -> tuple[Board, np.ndarray]:
+    board = demo_board()
+    return board, render_board(board, 2.5)
+
+
+def _bench_read(seed: int, i: int, *, height_mm: float = 0.0, **scene_kw: object,
+                ) -> tuple[dict[int, str], TokenReading]:
+    """Scene i of ``companion bench vision --seed SEED`` (``scene_kw``: its options, e.g.
+    ``hide_corners``) and its tokens read as the bench reads them: the riders, the reading."""
+    board, image = _bench_board()
+    rng = np.random.default_rng([seed, i])
+    riders = random_riders(board, rng, 16)
+    scene = table_scene(board, riders, rng=rng, token_side_mm=10.0, board_image=image,
+                        board_px_per_mm=2.5, token_height_mm=height_mm,
+                        **scene_kw)  # type: ignore[arg-type]
+    pose = locate_board(scene.image, board)
+    return riders, read_tokens(scene.image, board, pose, expected=list(riders),
+                               height_mm=height_mm)
+
+
 def _scores(**by_id: float) -> np.ndarray:
     """Per-id correlations in TOKEN_IDS order (0.3 for the ids not given)."""
     from vision.markers import TOKEN_IDS
@@ -241,17 +265,7 @@ def test_half_covered_token_is_not_read_as_another() -> None:
     # 31 and 44 close behind, both placed elsewhere), so 32 was named among the
     # open ids and put on 41's space. The white ring round the marker is now
     # checked all round: a covered token is missing, never another rider.
-    from vision.render import render_board
-    from vision.synth import demo_board, random_riders
-
-    board = demo_board()
-    rng = np.random.default_rng([0, 74])
-    riders = random_riders(board, rng, 16)
-    scene = table_scene(board, riders, rng=rng, token_side_mm=10.0,
-                        board_image=render_board(board, 2.5), board_px_per_mm=2.5,
-                        hide_corners=(2,))
-    pose = locate_board(scene.image, board)
-    r = read_tokens(scene.image, board, pose, expected=list(riders))
+    riders, r = _bench_read(0, 74, hide_corners=(2,))
     assert all(riders[t] == s for t, s in r.tokens.items())
     assert 32 not in r.tokens or r.tokens[32] == riders[32]
     assert len(r.tokens) >= 11
@@ -262,16 +276,7 @@ def test_tokens_with_a_pale_rim_are_candidates() -> None:
     # 2 mm rim round riders 21, 43 and 52 blurs into the white (rim contrast
     # 0.06-0.08, under the 0.12 a candidate needed): they gave no candidate at
     # all. A pale rim round a darker centre is now a candidate too.
-    from vision.render import render_board
-    from vision.synth import demo_board, random_riders
-
-    board = demo_board()
-    rng = np.random.default_rng([0, 122])
-    riders = random_riders(board, rng, 16)
-    scene = table_scene(board, riders, rng=rng, token_side_mm=10.0,
-                        board_image=render_board(board, 2.5), board_px_per_mm=2.5)
-    pose = locate_board(scene.image, board)
-    r = read_tokens(scene.image, board, pose, expected=list(riders))
+    riders, r = _bench_read(0, 122)
     assert all(riders[t] == s for t, s in r.tokens.items())
     assert {21, 43, 52} <= set(r.tokens)
 
@@ -281,16 +286,7 @@ def test_a_read_below_clear_score_waits_for_the_clear_ones() -> None:
     # 0.16 ahead of any other id) while rider 51 is read clearly (0.96)
     # elsewhere. Both used to count as clear: 51 seen twice, unclear. Below
     # CLEAR_SCORE a read now waits and is named among the open ids only.
-    from vision.render import render_board
-    from vision.synth import demo_board, random_riders
-
-    board = demo_board()
-    rng = np.random.default_rng([1000, 17])
-    riders = random_riders(board, rng, 16)
-    scene = table_scene(board, riders, rng=rng, token_side_mm=10.0,
-                        board_image=render_board(board, 2.5), board_px_per_mm=2.5)
-    pose = locate_board(scene.image, board)
-    r = read_tokens(scene.image, board, pose, expected=list(riders))
+    riders, r = _bench_read(1000, 17)
     assert all(riders[t] == s for t, s in r.tokens.items())
     assert r.tokens.get(51) == riders[51] and 51 not in r.unclear
 
@@ -300,17 +296,7 @@ def test_raised_riders_seen_plainly_are_all_read() -> None:
     # marker is plainly legible, but the synthetic table used to alias the raised tops
     # (a point-sampled warp from 8 px/mm to 1.5), and the steps on its edges threw the
     # reader's angle off: he was read nowhere. The texture is smoothed before the warp.
-    from vision.render import render_board
-    from vision.synth import demo_board, random_riders
-
-    board = demo_board()
-    rng = np.random.default_rng([0, 1])
-    riders = random_riders(board, rng, 16)
-    scene = table_scene(board, riders, rng=rng, token_side_mm=10.0,
-                        board_image=render_board(board, 2.5), board_px_per_mm=2.5,
-                        token_height_mm=15.0)
-    pose = locate_board(scene.image, board)
-    r = read_tokens(scene.image, board, pose, expected=list(riders), height_mm=15.0)
+    riders, r = _bench_read(0, 1, height_mm=15.0)
     assert r.tokens == riders
 
 
@@ -319,17 +305,7 @@ def test_a_token_half_under_fingers_is_not_a_hidden_rider() -> None:
     # 41's token, which read 32 at 0.91 and, 32 being unread, was named 32 on 41's space.
     # The codes fitted there leave a residual of 39 grey levels (contrast 218): no clean
     # token, so the weak read is not named.
-    from vision.render import render_board
-    from vision.synth import demo_board, random_riders
-
-    board = demo_board()
-    rng = np.random.default_rng([7000, 173])
-    riders = random_riders(board, rng, 16)
-    scene = table_scene(board, riders, rng=rng, token_side_mm=10.0,
-                        board_image=render_board(board, 2.5), board_px_per_mm=2.5,
-                        hide_tokens=(32, 33))
-    pose = locate_board(scene.image, board)
-    r = read_tokens(scene.image, board, pose, expected=list(riders))
+    riders, r = _bench_read(7000, 173, hide_tokens=(32, 33))
     assert all(riders[t] == s for t, s in r.tokens.items()), r.tokens
     assert 32 in r.missing and 33 in r.missing
 
@@ -339,16 +315,6 @@ def test_a_read_on_a_token_edge_is_not_a_hidden_rider() -> None:
     # on the edge of rider 24's sticker (14 mm from its centre) read as 44 at 0.90, and
     # with 44 hidden (open) it was named 44 and put on 24's neighbouring space. Stickers
     # cannot overlap: a read that near a token read already is not another token.
-    from vision.render import render_board
-    from vision.synth import demo_board, random_riders
-
-    board = demo_board()
-    rng = np.random.default_rng([0, 78])
-    riders = random_riders(board, rng, 16)
-    scene = table_scene(board, riders, rng=rng, token_side_mm=10.0,
-                        board_image=render_board(board, 2.5), board_px_per_mm=2.5,
-                        hide_corners=(2,))
-    pose = locate_board(scene.image, board)
-    r = read_tokens(scene.image, board, pose, expected=list(riders))
+    riders, r = _bench_read(0, 78, hide_corners=(2,))
     assert all(riders[t] == s for t, s in r.tokens.items())
     assert 44 in r.missing
