@@ -853,7 +853,6 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
     cam = camera_centre(pose, (g.shape[1], g.shape[0])) if height_mm > 0 else None
     found: dict[int, list[tuple[tuple[float, float], float]]] = {}
     weak: list[tuple[np.ndarray, tuple[float, float]]] = []  # reads not clear on their own
-    turns: dict[tuple[float, float], float] = {}  # the angle of each weak read's cells
     unnamed: list[_Read] = []  # reads of a marker-like square that named no id
     fitted: dict[int, FitRead] = {}
     spots = _candidates(g, pose, board, extra_mm, side_mm * STICKER_RATE)
@@ -875,9 +874,10 @@ def read_tokens(image: np.ndarray, board: Board, pose: BoardPose, *,
             continue
         if score >= MIN_SCORE:
             weak.append((per_id, c))
-            turns[c] = turn
         unnamed.append(_Read(per_id, c, turn))
     if expected is not None:
+        turns = {r.center_mm: r.turn for r in unnamed}  # each weak read is unnamed too
+
         def refuted(tid: int, c: tuple[float, float]) -> bool:
             """The codes fitted to the pixels name another id clearly (a token too
             blurred for its cells can read best as another rider still unread: bench
