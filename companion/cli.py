@@ -438,6 +438,9 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
                      help="a hand over one corner marker in every scene (board fitted on three)")
     vis.add_argument("--dice-touching", action="store_true",
                      help="the two dice lie face to face in every scene")
+    vis.add_argument("--dice-cocked", action="store_true",
+                     help="the second die of every scene rests cocked, on an edge (it must "
+                          "be reported unreadable or not at all)")
     vis.add_argument("--dice-not-told", action="store_true",
                      help="the dice reader is not told how many dice were rolled (no search "
                           "for a missing one)")
@@ -517,7 +520,7 @@ def _run_bench_vision(args: argparse.Namespace) -> int:
     bench_vision(sys.stdout, scenes=args.scenes, seed=args.seed, board=board,  # type: ignore[arg-type]
                  side_mm=args.side_mm, height_mm=args.height_mm, as_json=args.json,
                  hide_corner=args.hide_corner, dice_touching=args.dice_touching,
-                 dice_told=not args.dice_not_told)
+                 dice_told=not args.dice_not_told, dice_cocked=args.dice_cocked)
     return 0
 
 

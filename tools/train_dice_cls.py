@@ -292,7 +292,8 @@ def packed_items(n: int, seed: int, offcentre: bool = False) -> list[Item]:
     return items
 
 
-def table_items(n: int, seed: int, negatives: int = 6, touching: float = 0.0) -> list[Item]:
+def table_items(n: int, seed: int, negatives: int = 6, touching: float = 0.0,
+                cocked: float = 0.0) -> list[Item]:
     """Crops of the table renderer's dice (``vision.synth.table_scene``: the demo board
     under a random camera, 6 dice of one style in or near the dice area) and of what
     is around them on that board ("not a die": the dice area's dashed line, the
@@ -301,7 +302,9 @@ def table_items(n: int, seed: int, negatives: int = 6, touching: float = 0.0) ->
     A die's size is the side of its top face in pixels as the camera sees it
     (``Scene.die_side_px``), times 1.2: what the detector proposes for these dice on
     average (1.0-1.6x). A share ``touching`` of the scenes has its first two dice
-    face to face."""
+    face to face; a share ``cocked`` has its third and fourth dice cocked, on an edge
+    ("unreadable"), each cropped at its centre and twice 0.1-0.35 of a die off it (the
+    reader proposes a cocked die on one of the faces it shows)."""
     from vision.render import render_board
     from vision.synth import demo_board, random_riders, table_scene
 
@@ -326,10 +329,18 @@ def table_items(n: int, seed: int, negatives: int = 6, touching: float = 0.0) ->
         sc = table_scene(board, random_riders(board, rng, int(rng.integers(0, 17))), rng=rng,
                          n_dice=6, die_mm=die_mm, dice_in_area=bool(rng.random() < 0.8),
                          board_image=board_img, board_px_per_mm=ppm,
-                         dice_touching=bool(touching > 0 and rng.random() < touching))
+                         dice_touching=bool(touching > 0 and rng.random() < touching),
+                         dice_cocked=(2, 3) if cocked > 0 and rng.random() < cocked else ())
         sizes = []
         for d in sc.dice:
             size = 1.2 * sc.die_side_px(d)
+            if d.value == 0:  # cocked
+                for off in (0.0, *rng.uniform(0.1, 0.35, 2)):
+                    a = float(rng.uniform(0, 2 * math.pi))
+                    patch(sc.image, d.center[0] + off * size * math.cos(a),
+                          d.center[1] + off * size * math.sin(a),
+                          size * float(rng.uniform(0.9, 1.3)), UNREADABLE)
+                continue
             sizes.append(size)
             patch(sc.image, d.center[0], d.center[1], size, d.value - 1)
         size0 = float(np.mean(sizes)) if sizes else 1.2 * die_mm * sc.params["px_per_mm"]
@@ -551,6 +562,8 @@ def main() -> int:
                     help="also each packed die's crop moved towards its neighbour, as 'not a die'")
     ap.add_argument("--table-touching", type=float, default=0.0, metavar="R",
                     help="share of the table scenes whose first two dice lie face to face")
+    ap.add_argument("--table-cocked", type=float, default=0.0, metavar="R",
+                    help="share of the table scenes with two dice cocked, on an edge (unreadable)")
     ap.add_argument("--synth-unreadable", type=float, default=0.3,
                     help="share of the synthetic dice that are cocked, a logo or blurred")
     ap.add_argument("--synth-touching", type=float, default=0.3,
@@ -635,7 +648,8 @@ def main() -> int:
                       args.cocked_tight)
     if args.packed:
         syn += packed_items(args.packed, args.seed + 13, args.packed_offcentre)
-    table = (table_items(args.table, args.seed + 11, touching=args.table_touching)
+    table = (table_items(args.table, args.seed + 11, touching=args.table_touching,
+                         cocked=args.table_cocked)
              if args.table else [])
     print(f"mined 'not a die' proposals: {sum(len(ph[4]) for ph in photos)}", flush=True)
     print(f"real crops {len(real)}, synthetic {len(syn)}, table {len(table)}, val photos {len(val)} "

@@ -43,7 +43,8 @@ def _dice_reader() -> Any:
 def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board | None = None,
                  side_mm: float = 10.0, height_mm: float = 0.0,
                  as_json: bool = False, hide_corner: bool = False,
-                 dice_touching: bool = False, dice_told: bool = True) -> dict[str, Any]:
+                 dice_touching: bool = False, dice_told: bool = True,
+                 dice_cocked: bool = False) -> dict[str, Any]:
     """Run the benchmark; print and return the figures.
 
     ``hide_corner`` puts a hand over one corner marker in every scene (scene i:
@@ -51,6 +52,9 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     lays the two dice face to face in every scene (the dice reader's hard case).
     ``dice_told``: the reader is told how many dice were rolled, as the table is
     (it then searches harder when it sees fewer: rule 52 of docs/dice-history.md).
+    ``dice_cocked`` rests the second die of every scene on an edge, tipped 20-70
+    degrees (``table_scene(dice_cocked=...)``): it must be reported unreadable or not
+    at all, and is counted apart (given a number, unreadable, not seen).
     """
     cv2.setNumThreads(1)
     board = board or demo_board()
@@ -61,6 +65,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     read_dice = _dice_reader()
     right = wrong = unclear = missing = total = found = 0
     dice_right = dice_wrong = dice_null = dice_false = dice_total = dice_in_area = 0
+    cocked_numbered = cocked_null = cocked_total = 0
     ms_tokens: list[float] = []
     ms_all: list[float] = []
     cpu_tokens: list[float] = []  # CPU time of this thread: what the frame costs one core
@@ -73,7 +78,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         sc = table_scene(board, riders, rng=rng, token_side_mm=side_mm, board_image=board_img,
                          board_px_per_mm=ppm, token_height_mm=height_mm,
                          hide_corners=(i % 4,) if hide_corner else (),
-                         dice_touching=dice_touching)
+                         dice_touching=dice_touching, dice_cocked=(1,) if dice_cocked else ())
         t0, c0 = time.perf_counter(), time.thread_time()
         gray = to_gray(sc.image)
         pose = locate_board(sc.image, board, gray=gray)
@@ -109,12 +114,17 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
                 read_dice = None
                 continue
             dice_in_area += bool(sc.params.get("dice_in_area"))
-            dice_total += len(sc.dice)
             pairs = closest_pairs([d.center for d in sc.dice], [r.center for r in dice],
                                    DICE_MATCH_PX)
+            cocked = [k for k, d in enumerate(sc.dice) if d.value == 0]  # truth: unreadable
+            dice_total += len(sc.dice) - len(cocked)
+            cocked_total += len(cocked)
             for i, k in pairs:
                 got = dice[k].value
-                if got == sc.dice[i].value:
+                if i in cocked:
+                    cocked_numbered += got is not None
+                    cocked_null += got is None
+                elif got == sc.dice[i].value:
                     dice_right += 1
                 elif got is None:
                     dice_null += 1
@@ -128,7 +138,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     res: dict[str, Any] = {
         "board": board.name, "scenes": scenes, "seed": seed, "riders": total,
         "token_side_mm": side_mm, "token_height_mm": height_mm, "hide_corner": hide_corner,
-        "dice_touching": dice_touching, "dice_told": dice_told,
+        "dice_touching": dice_touching, "dice_told": dice_told, "dice_cocked": dice_cocked,
         "board_found_pct": pct(found, scenes),
         "right_pct": pct(right, total), "wrong_pct": pct(wrong, total),
         "unclear_pct": pct(unclear, total), "missing_pct": pct(missing, total),
@@ -146,6 +156,11 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         res["dice_missed_pct"] = pct(dice_total - dice_right - dice_wrong - dice_null, dice_total)
         res["dice_false"] = dice_false
         res["dice_in_area_pct"] = pct(dice_in_area, scenes)
+        if cocked_total:
+            res["cocked_numbered_pct"] = pct(cocked_numbered, cocked_total)
+            res["cocked_null_pct"] = pct(cocked_null, cocked_total)
+            res["cocked_unseen_pct"] = pct(cocked_total - cocked_numbered - cocked_null,
+                                           cocked_total)
     elif dice_error:
         res["dice_error"] = dice_error
     else:
@@ -162,7 +177,8 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         f"vision bench: {scenes} synthetic 2028x1520 frames of {board.name!r}, 16 riders each, "
         f"token markers {side_mm:g} mm at {height_mm:g} mm above the board, seed {seed}"
         + (", a hand over one corner marker in every scene" if hide_corner else "")
-        + (", the dice touching" if dice_touching else "") + "\n"
+        + (", the dice touching" if dice_touching else "")
+        + (", the second die cocked" if dice_cocked else "") + "\n"
         f"  board found {res['board_found_pct']}%\n"
         f"  riders: right {res['right_pct']}%, wrong {res['wrong_pct']}%, "
         f"unclear {res['unclear_pct']}%, missing {res['missing_pct']}%\n"
@@ -181,6 +197,10 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
                   f"right {res['dice_right_pct']}%, wrong {res['dice_wrong_pct']}%, "
                   f"unreadable {res['dice_null_pct']}%, missed {res['dice_missed_pct']}%, "
                   f"{dice_false} false dice\n")
+        if "cocked_numbered_pct" in res:
+            out.write(f"  cocked dice (must be unreadable or unseen): given a number "
+                      f"{res['cocked_numbered_pct']}%, unreadable {res['cocked_null_pct']}%, "
+                      f"not seen {res['cocked_unseen_pct']}%\n")
     else:
         out.write(f"  dice: {res.get('dice_error') or res.get('dice')}\n")
     for w in res.get("wrong_examples", []):

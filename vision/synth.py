@@ -363,6 +363,59 @@ def _draw_die(img: np.ndarray, cam: Camera, center_mm: tuple[float, float], size
     return float(ctr[0]), float(ctr[1])
 
 
+def _draw_cocked_die(img: np.ndarray, cam: Camera, center_mm: tuple[float, float],
+                     size_mm: float, yaw: float, lean: float, values: tuple[int, int, int],
+                     body: tuple[int, int, int], pip: tuple[int, int, int],
+                     light: np.ndarray) -> tuple[float, float]:
+    """A cocked die, drawn in 3D: resting on one bottom edge (along ``yaw``'s normal,
+    through ``center_mm``), tipped ``lean`` radians from flat, as a die comes to rest
+    leaning on another die or the tray's wall. Every face the camera sees is drawn
+    with its pips: ``values`` are the faces up, toward the tip and sideways when flat
+    (their opposites add up to 7). Returns the image px of the cube's centre."""
+    s = size_mm / 2
+    c, sn = math.cos(yaw), math.sin(yaw)
+    e1, e2, up = np.array([c, sn, 0.0]), np.array([-sn, c, 0.0]), np.array([0.0, 0.0, -1.0])
+    # The cube turned about the resting edge (along e2 through the centre): its axes.
+    ax = math.cos(lean) * e1 + math.sin(lean) * up
+    az = -math.sin(lean) * e1 + math.cos(lean) * up
+    ay = e2
+    edge = np.array([center_mm[0], center_mm[1], 0.0])
+    centre = edge - ax * s + az * s  # the cube lies on the -ax side of its edge
+    corners = [centre + a * ax * s + b * ay * s + d * az * s
+               for a in (-1, 1) for b in (-1, 1) for d in (-1, 1)]
+    sun = np.array([light[0], light[1], 0.0]) * 0.6
+    shadow = [p - sun * (-p[2]) + np.array([0, 0, -p[2]]) for p in corners]
+    hull = cv2.convexHull(np.round(cam.project(np.array(shadow + corners)) * 16).astype(np.int32))
+    ov = img.copy()
+    cv2.fillConvexPoly(ov, hull, (0, 0, 0), cv2.LINE_AA, 4)
+    cv2.addWeighted(ov, 0.35, img, 0.65, 0, dst=img)
+    top, tip, side = values
+    faces = [(az, ax, ay, top), (-az, ax, ay, 7 - top), (ax, ay, az, tip),
+             (-ax, ay, az, 7 - tip), (ay, az, ax, side), (-ay, az, ax, 7 - side)]
+    r = 0.2
+    for n, u, v, value in faces:
+        fc = centre + n * s
+        if float(np.dot(cam.C - fc, n)) <= 0:
+            continue
+        shade = min(1.0, 0.55 + 0.45 * max(0.0, float(np.dot(n, up)))
+                    + 0.3 * max(0.0, float(np.dot(n[:2], -light[:2]))))
+        quad = cam.project(np.array([fc + a * u * s + b * v * s
+                                     for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))]))
+        col = tuple(int(k * shade) for k in body)
+        cv2.fillConvexPoly(img, np.round(quad * 16).astype(np.int32), col, cv2.LINE_AA, 4)
+        edge_col = tuple(int(k * shade * 0.8) for k in body)
+        cv2.polylines(img, [np.round(quad * 16).astype(np.int32)], True, edge_col, 1,
+                      cv2.LINE_AA, 4)
+        pcol = tuple(int(k * (0.6 + 0.4 * shade)) for k in pip)
+        for px, py in PIPS[value]:
+            ring = [fc + ((px + r * math.cos(t)) * u + (py + r * math.sin(t)) * v) * s
+                    for t in np.linspace(0, 2 * math.pi, 16, endpoint=False)]
+            q = cam.project(np.array(ring))
+            cv2.fillPoly(img, [np.round(q * 16).astype(np.int32)], pcol, cv2.LINE_AA, 4)
+    ctr = cam.project(centre[None, :])[0]
+    return float(ctr[0]), float(ctr[1])
+
+
 def _place_dice(board: Board, cam: Camera, rng: np.random.Generator, n: int, size_mm: float,
                 token_mm: dict[int, tuple[float, float]],
                 in_area: bool = True) -> list[tuple[float, float]]:
@@ -466,6 +519,7 @@ def table_scene(
     die_mm: float = 16.0,
     dice_in_area: bool = True,
     dice_touching: bool = False,
+    dice_cocked: tuple[int, ...] = (),
     tilt_deg: float | None = None,
     max_tilt_deg: float = 35.0,
     rotation_deg: float | None = None,
@@ -502,6 +556,8 @@ def table_scene(
     ["dice_in_area"]`` says whether they do), anywhere off the road otherwise
     or with ``dice_in_area=False``; with ``dice_touching`` the second die lies
     face to face with the first, as two dice thrown together often come to rest.
+    The dice numbered in ``dice_cocked`` (0: the first) rest cocked, on an edge,
+    tipped 20-70 degrees (their truth's value is 0: unreadable).
     """
     riders = dict(riders or {})
     jerseys = dict(jerseys or {})
@@ -574,7 +630,19 @@ def table_scene(
     if dice_touching:  # the die farther from the camera first: the nearer one hides it
         order.sort(key=lambda k: -math.dist(places[k], (cam.C[0], cam.C[1])))
     drawn: dict[int, SynthDie] = {}
+    leans: list[float] = []
     for k in order:
+        if k in dice_cocked:
+            lean = math.radians(float(rng.uniform(20, 70)))
+            leans.append(math.degrees(lean))
+            faces = (values[k], int(rng.choice([v for v in range(1, 7)
+                                                if v not in (values[k], 7 - values[k])])), 0)
+            side = next(v for v in range(1, 7) if v not in (*faces[:2], 7 - faces[0],
+                                                            7 - faces[1]))
+            ctr = _draw_cocked_die(img, cam, places[k], die_mm, yaws[k], lean,
+                                   (faces[0], faces[1], side), style[0], style[1], light)
+            drawn[k] = SynthDie(0, ctr, places[k], die_mm)
+            continue
         ctr = _draw_die(img, cam, places[k], die_mm, yaws[k], values[k], style[0], style[1],
                         light)
         drawn[k] = SynthDie(values[k], ctr, places[k], die_mm)
@@ -620,6 +688,8 @@ def table_scene(
     params = {"tilt_deg": tilt, "azimuth_deg": azimuth, "rotation_deg": roll, "fill": fill_,
               "blur_sigma": blur, "noise_sigma": noise, "px_per_mm": scale, "focal_px": f_px,
               "dice_in_area": _all_in_area(board.dice_area_mm, [d.center_mm for d in dice])}
+    if leans:
+        params["cocked_lean_deg"] = leans[-1]
     return Scene(img, riders, jerseys, token_mm, dice, cam, list(hide_corners), params)
 
 

@@ -216,3 +216,18 @@ def test_bench_vision_dice_not_told(capsys: pytest.CaptureFixture[str]) -> None:
     text report says which way it was read."""
     assert main(["bench", "vision", "--scenes", "1", "--dice-not-told"]) == 0
     assert "not told how many were rolled" in capsys.readouterr().out
+
+
+def test_bench_vision_cocked_dice(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--dice-cocked``: the second die of every scene is cocked and counted apart
+    (given a number, unreadable, not seen); the dice figures are the flat dice's."""
+    assert main(["bench", "vision", "--scenes", "2", "--dice-cocked", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["dice_cocked"] is True
+    assert res["cocked_numbered_pct"] + res["cocked_null_pct"] + res["cocked_unseen_pct"] == \
+        pytest.approx(100.0)
+    assert res["dice_right_pct"] + res["dice_wrong_pct"] + res["dice_null_pct"] + \
+        res["dice_missed_pct"] == pytest.approx(100.0)
+    assert main(["bench", "vision", "--scenes", "1", "--dice-cocked"]) == 0
+    assert "cocked dice (must be unreadable or unseen): given a number" in \
+        capsys.readouterr().out

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
 from companion.boards import parse_board
 from vision.markers import detect, to_gray
-from vision.synth import look_at, random_riders, table_scene
+from vision.synth import _draw_cocked_die, look_at, random_riders, table_scene
 
 BOARD, _ = parse_board("""
 .o  .o  .   c3  c3  .   .   u2 |A .
@@ -134,3 +135,38 @@ def test_touching_dice_lie_face_to_face() -> None:
     far = plain.dice
     assert np.hypot(far[0].center_mm[0] - far[1].center_mm[0],
                     far[0].center_mm[1] - far[1].center_mm[1]) >= 2.2 * far[0].size_mm
+
+
+@pytest.mark.parametrize("lean_deg", [25.0, 45.0, 65.0])
+def test_a_cocked_die_rests_on_an_edge(lean_deg: float) -> None:
+    """Seen straight down, a die tipped by ``lean`` about a bottom edge covers a die
+    by die x (cos + sin of the lean) rectangle (the top and a side face, both with
+    pips), not a die's square."""
+    # Far away with a long lens: the top, 100 mm up, is seen at nearly the scale of the base.
+    cam = look_at(np.array([0.0, 0.0, 0.0]), 0.0, 0.0, 0.0, 30000.0, 15000.0, (400, 400))
+    img = np.full((400, 400, 3), 128, np.uint8)
+    lean = np.radians(lean_deg)
+    # Light straight down: the shadow is the die's own outline.
+    _draw_cocked_die(img, cam, (0.0, 0.0), 100.0, 0.3, float(lean), (5, 3, 1),
+                     (235, 235, 235), (20, 20, 20), np.zeros(2))
+    painted = np.argwhere(np.any(img != 128, axis=2))[:, ::-1].astype(np.float32)
+    (_, _), (w, h), _ = cv2.minAreaRect(painted)
+    die_px = 100.0 * 15000.0 / 30000.0  # 50 px; the outline adds ~3 px of antialiasing
+    long_side = die_px * (np.cos(lean) + np.sin(lean))
+    assert sorted((w, h)) == pytest.approx(sorted((die_px, long_side)), abs=4.0)
+    # Two faces of different brightness show, each with dark pips.
+    body = img[np.all(img > 60, axis=2)].mean(axis=1)
+    assert body.max() - body.min() > 15
+    assert np.count_nonzero(np.all(img < 60, axis=2)) > 20
+
+
+def test_cocked_dice_in_a_scene() -> None:
+    """``dice_cocked``: those dice rest on an edge, their truth unreadable (0), the
+    lean in ``params``; without it the frames are those of earlier code."""
+    sc = table_scene(BOARD, {}, rng=np.random.default_rng(7), size=SIZE, dice_values=[4, 2],
+                     dice_cocked=(1,))
+    assert [d.value for d in sc.dice] == [4, 0]
+    assert 20.0 <= sc.params["cocked_lean_deg"] <= 70.0
+    plain = table_scene(BOARD, {}, rng=np.random.default_rng(7), size=SIZE)
+    again = table_scene(BOARD, {}, rng=np.random.default_rng(7), size=SIZE, dice_cocked=())
+    assert np.array_equal(plain.image, again.image) and "cocked_lean_deg" not in plain.params
