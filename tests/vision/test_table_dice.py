@@ -130,11 +130,13 @@ def bench_board_image(board: Board) -> np.ndarray:
 
 
 def _bench_scene(board: Board, board_image: np.ndarray, seed: int, scene: int,
-                 touching: bool):  # type: ignore[no-untyped-def]
-    """Scene ``scene`` of `companion bench vision --seed SEED` and the board's pose in it."""
+                 touching: bool, cocked: bool = False):  # type: ignore[no-untyped-def]
+    """Scene ``scene`` of `companion bench vision --seed SEED` (``--dice-cocked``: the
+    second die cocked) and the board's pose in it."""
     rng = np.random.default_rng([seed, scene])
     sc = table_scene(board, random_riders(board, rng, 16), rng=rng, token_side_mm=10.0,
-                     board_image=board_image, board_px_per_mm=2.5, dice_touching=touching)
+                     board_image=board_image, board_px_per_mm=2.5, dice_touching=touching,
+                     dice_cocked=(1,) if cocked else ())
     return sc, locate_board(sc.image, board)
 
 
@@ -504,3 +506,21 @@ def test_the_search_reports_no_one(board: Board, bench_board_image: np.ndarray) 
     reader.short_ones = True
     assert 1 in [d.value for d in read_table_dice(sc.image, board, pose, reader=reader,
                                                   expected=2)]
+
+
+@pytest.mark.xfail(reason="known gap: a cocked die at the table is often given a number "
+                          "(docs/dice.md, Known weaknesses)", strict=True)
+def test_a_cocked_die_at_the_table_is_never_given_a_number(
+        board: Board, bench_board_image: np.ndarray) -> None:
+    """Scenes 1, 3 and 4 of `companion bench vision --seed 300 --dice-cocked`, the roll
+    told (two dice): the cocked die was read "4", "5" and "3" (2026-11-29; 56-69 % of
+    the cocked dice of a seed are given a number)."""
+    numbered = []
+    for scene in (1, 3, 4):
+        sc, pose = _bench_scene(board, bench_board_image, 300, scene, False, cocked=True)
+        cocked = sc.dice[1]
+        assert cocked.value == 0
+        found = read_table_dice(sc.image, board, pose, expected=2)
+        numbered += [(scene, r.value) for r in found
+                     if r.value is not None and math.dist(r.center, cocked.center) < 25]
+    assert numbered == []
