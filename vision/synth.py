@@ -363,6 +363,14 @@ def _draw_die(img: np.ndarray, cam: Camera, center_mm: tuple[float, float], size
     return float(ctr[0]), float(ctr[1])
 
 
+def _cocked_faces(rng: np.random.Generator, top: int) -> tuple[int, int, int]:
+    """The faces a cocked die shows: ``top``, one of the four round it (toward the tip)
+    and the one beside both; opposite faces add up to 7."""
+    tip = int(rng.choice([v for v in range(1, 7) if v not in (top, 7 - top)]))
+    side = next(v for v in range(1, 7) if v not in (top, 7 - top, tip, 7 - tip))
+    return top, tip, side
+
+
 def _draw_cocked_die(img: np.ndarray, cam: Camera, center_mm: tuple[float, float],
                      size_mm: float, yaw: float, lean: float, values: tuple[int, int, int],
                      body: tuple[int, int, int], pip: tuple[int, int, int],
@@ -383,8 +391,11 @@ def _draw_cocked_die(img: np.ndarray, cam: Camera, center_mm: tuple[float, float
     centre = edge - ax * s + az * s  # the cube lies on the -ax side of its edge
     corners = [centre + a * ax * s + b * ay * s + d * az * s
                for a in (-1, 1) for b in (-1, 1) for d in (-1, 1)]
+    # Each corner's shadow: dropped to the table (z = 0; up is -z) and moved along
+    # ``light`` by 0.6 of its height, the way _draw_die casts its shadow (the faces
+    # facing -light are the lit ones).
     sun = np.array([light[0], light[1], 0.0]) * 0.6
-    shadow = [p - sun * (-p[2]) + np.array([0, 0, -p[2]]) for p in corners]
+    shadow = [np.array([p[0], p[1], 0.0]) - sun * p[2] for p in corners]
     hull = cv2.convexHull(np.round(cam.project(np.array(shadow + corners)) * 16).astype(np.int32))
     ov = img.copy()
     cv2.fillConvexPoly(ov, hull, (0, 0, 0), cv2.LINE_AA, 4)
@@ -633,14 +644,10 @@ def table_scene(
     leans: list[float] = []
     for k in order:
         if k in dice_cocked:
-            lean = math.radians(float(rng.uniform(20, 70)))
-            leans.append(math.degrees(lean))
-            faces = (values[k], int(rng.choice([v for v in range(1, 7)
-                                                if v not in (values[k], 7 - values[k])])), 0)
-            side = next(v for v in range(1, 7) if v not in (*faces[:2], 7 - faces[0],
-                                                            7 - faces[1]))
-            ctr = _draw_cocked_die(img, cam, places[k], die_mm, yaws[k], lean,
-                                   (faces[0], faces[1], side), style[0], style[1], light)
+            lean = float(rng.uniform(20, 70))
+            leans.append(lean)
+            ctr = _draw_cocked_die(img, cam, places[k], die_mm, yaws[k], math.radians(lean),
+                                   _cocked_faces(rng, values[k]), style[0], style[1], light)
             drawn[k] = SynthDie(0, ctr, places[k], die_mm)
             continue
         ctr = _draw_die(img, cam, places[k], die_mm, yaws[k], values[k], style[0], style[1],
