@@ -568,7 +568,8 @@ def table_scene(
     or with ``dice_in_area=False``; with ``dice_touching`` the second die lies
     face to face with the first, as two dice thrown together often come to rest.
     The dice numbered in ``dice_cocked`` (0: the first) rest cocked, on an edge,
-    tipped 20-70 degrees (their truth's value is 0: unreadable).
+    tipped 20-70 degrees (their truth's value is 0: unreadable;
+    ``params["cocked_lean_deg"]`` is the lean of the last one drawn).
     """
     riders = dict(riders or {})
     jerseys = dict(jerseys or {})
