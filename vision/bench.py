@@ -25,11 +25,30 @@ from companion.boards import Board
 from vision.board import locate_board
 from vision.dice.data import closest_pairs
 from vision.markers import to_gray
-from vision.synth import demo_board, random_riders, table_scene
+from vision.render import render_board
+from vision.synth import Scene, demo_board, random_riders, table_scene
 from vision.tokens import read_tokens
 
 PI4_FACTOR = (3.0, 4.0)  # a Raspberry Pi 4 core is 3-4x slower than this machine's
 DICE_MATCH_PX = 25.0  # a reading this close to a true die's centre is its reading
+BOARD_PX_PER_MM = 2.5  # the board texture is rendered once at this scale for a whole run
+
+
+def bench_board_image(board: Board) -> np.ndarray:
+    """The board texture every scene of a run is drawn from (render it once)."""
+    return render_board(board, BOARD_PX_PER_MM)
+
+
+def bench_scene(board: Board, board_image: np.ndarray, seed: int, i: int, *,
+                side_mm: float = 10.0, **scene_kw: Any) -> Scene:
+    """Scene ``i`` of a run with ``seed``: 16 riders on random spaces of ``board``
+    (``board_image`` from :func:`bench_board_image`), markers ``side_mm`` wide;
+    ``scene_kw`` go to ``table_scene`` (``hide_corners``, ``dice_touching``...). Tests
+    call it to look again at a scene of the benchmark."""
+    rng = np.random.default_rng([seed, i])
+    riders = random_riders(board, rng, 16)
+    return table_scene(board, riders, rng=rng, token_side_mm=side_mm, board_image=board_image,
+                       board_px_per_mm=BOARD_PX_PER_MM, **scene_kw)
 
 
 def _dice_reader() -> Any:
@@ -58,10 +77,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     """
     cv2.setNumThreads(1)
     board = board or demo_board()
-    from vision.render import render_board
-
-    ppm = 2.5
-    board_img = render_board(board, ppm)
+    board_img = bench_board_image(board)
     read_dice = _dice_reader()
     right = wrong = unclear = missing = total = found = 0
     dice_right = dice_wrong = dice_null = dice_false = dice_total = dice_in_area = 0
@@ -73,12 +89,10 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     worst: list[str] = []
     dice_error = ""
     for i in range(scenes):
-        rng = np.random.default_rng([seed, i])
-        riders = random_riders(board, rng, 16)
-        sc = table_scene(board, riders, rng=rng, token_side_mm=side_mm, board_image=board_img,
-                         board_px_per_mm=ppm, token_height_mm=height_mm,
+        sc = bench_scene(board, board_img, seed, i, side_mm=side_mm, token_height_mm=height_mm,
                          hide_corners=(i % 4,) if hide_corner else (),
                          dice_touching=dice_touching, dice_cocked=(1,) if dice_cocked else ())
+        riders = sc.riders
         t0, c0 = time.perf_counter(), time.thread_time()
         gray = to_gray(sc.image)
         pose = locate_board(sc.image, board, gray=gray)

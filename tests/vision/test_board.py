@@ -123,15 +123,12 @@ def test_pose_helpers_round_trip() -> None:
 
 def _bench_scene(seed: int, i: int, **kw: object):  # type: ignore[no-untyped-def]
     """Scene i of ``companion bench vision --seed SEED`` (the standard board, 2028x1520)."""
-    from vision.render import render_board
-    from vision.synth import demo_board, random_riders
+    from vision.bench import bench_board_image, bench_scene
+    from vision.synth import demo_board
 
     board = demo_board()
-    rng = np.random.default_rng([seed, i])
-    riders = random_riders(board, rng, 16)
-    return board, riders, table_scene(board, riders, rng=rng, token_side_mm=10.0,
-                                      board_image=render_board(board, 2.5),
-                                      board_px_per_mm=2.5, **kw)  # type: ignore[arg-type]
+    sc = bench_scene(board, bench_board_image(board), seed, i, **kw)
+    return board, sc.riders, sc
 
 
 def _space_errors(board, scene, pose) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]

@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+import vision.bench as bench
 from companion.boards import Board, load_board
 from vision.board import BoardPose, locate_board
 from vision.dice import read_dice
@@ -126,17 +127,15 @@ def test_a_die_face_to_face_with_another_is_looked_for(board: Board) -> None:
 
 @pytest.fixture(scope="module")
 def bench_board_image(board: Board) -> np.ndarray:
-    return render_board(board, 2.5)
+    return bench.bench_board_image(board)
 
 
 def _bench_scene(board: Board, board_image: np.ndarray, seed: int, scene: int,
                  touching: bool, cocked: bool = False):  # type: ignore[no-untyped-def]
     """Scene ``scene`` of `companion bench vision --seed SEED` (``--dice-cocked``: the
     second die cocked) and the board's pose in it."""
-    rng = np.random.default_rng([seed, scene])
-    sc = table_scene(board, random_riders(board, rng, 16), rng=rng, token_side_mm=10.0,
-                     board_image=board_image, board_px_per_mm=2.5, dice_touching=touching,
-                     dice_cocked=(1,) if cocked else ())
+    sc = bench.bench_scene(board, board_image, seed, scene, dice_touching=touching,
+                           dice_cocked=(1,) if cocked else ())
     return sc, locate_board(sc.image, board)
 
 

@@ -14,9 +14,9 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
+from vision.bench import bench_board_image, bench_scene
 from vision.board import BoardPose, locate_board
 from vision.markers import to_gray
-from vision.render import render_board
 from vision.synth import Scene, demo_board, random_riders, table_scene
 from vision.token_fit import fit_token
 from vision.tokens import FIT_EVIDENCE, FIT_QUALITY, _candidates, _read_scores, read_tokens
@@ -28,11 +28,7 @@ BOARD = demo_board()
 def _bench_scene(i: int, seed: int = 0, dice_touching: bool = False,
                  ) -> tuple[Scene, BoardPose, np.ndarray]:
     """Scene i of ``companion bench vision --seed SEED [--dice-touching]``."""
-    rng = np.random.default_rng([seed, i])
-    riders = random_riders(BOARD, rng, 16)
-    scene = table_scene(BOARD, riders, rng=rng, token_side_mm=10.0,
-                        board_image=_board_image(), board_px_per_mm=2.5,
-                        dice_touching=dice_touching)
+    scene = bench_scene(BOARD, _board_image(), seed, i, dice_touching=dice_touching)
     gray = to_gray(scene.image)
     pose = locate_board(scene.image, BOARD, gray=gray)
     assert pose.found
@@ -41,7 +37,7 @@ def _bench_scene(i: int, seed: int = 0, dice_touching: bool = False,
 
 @lru_cache(maxsize=1)
 def _board_image() -> np.ndarray:
-    return render_board(BOARD, 2.5)
+    return bench_board_image(BOARD)
 
 
 def _fit_at(i: int, rider: int):  # type: ignore[no-untyped-def]

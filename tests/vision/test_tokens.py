@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from companion.boards import Board, parse_board
+from vision.bench import bench_board_image, bench_scene
 from vision.board import locate_board
 from vision.colour import assign_by_colour, read_by_colour, space_teams
-from vision.render import render_board
-from vision.synth import demo_board, random_riders, table_scene
+from vision.synth import demo_board, table_scene
 from vision.tokens import TokenReading, TrackIndex, read_tokens
 
 BOARD_TEXT = """
@@ -181,7 +181,7 @@ def test_camera_centre_from_the_board() -> None:
 @lru_cache(maxsize=1)
 def _bench_board() -> tuple[Board, np.ndarray]:
     board = demo_board()
-    return board, render_board(board, 2.5)
+    return board, bench_board_image(board)
 
 
 def _bench_read(seed: int, i: int, *, height_mm: float = 0.0, **scene_kw: object,
@@ -189,14 +189,10 @@ def _bench_read(seed: int, i: int, *, height_mm: float = 0.0, **scene_kw: object
     """Scene i of ``companion bench vision --seed SEED`` (``scene_kw``: its options, e.g.
     ``hide_corners``) and its tokens read as the bench reads them: the riders, the reading."""
     board, image = _bench_board()
-    rng = np.random.default_rng([seed, i])
-    riders = random_riders(board, rng, 16)
-    scene = table_scene(board, riders, rng=rng, token_side_mm=10.0, board_image=image,
-                        board_px_per_mm=2.5, token_height_mm=height_mm,
-                        **scene_kw)  # type: ignore[arg-type]
+    scene = bench_scene(board, image, seed, i, token_height_mm=height_mm, **scene_kw)
     pose = locate_board(scene.image, board)
-    return riders, read_tokens(scene.image, board, pose, expected=list(riders),
-                               height_mm=height_mm)
+    return scene.riders, read_tokens(scene.image, board, pose, expected=list(scene.riders),
+                                     height_mm=height_mm)
 
 
 def _scores(**by_id: float) -> np.ndarray:
