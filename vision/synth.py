@@ -353,14 +353,21 @@ def _draw_die(img: np.ndarray, cam: Camera, center_mm: tuple[float, float], size
     cv2.fillPoly(img, [np.round(p * 16).astype(np.int32)], body, cv2.LINE_AA, 4)
     edge = tuple(int(v * 0.8) for v in body)
     cv2.polylines(img, [np.round(p * 16).astype(np.int32)], True, edge, 1, cv2.LINE_AA, 4)
-    r = 0.2
-    for px, py in PIPS[value]:
-        ring = [top + (px + r * math.cos(t)) * ex + (py + r * math.sin(t)) * ey
-                for t in np.linspace(0, 2 * math.pi, 16, endpoint=False)]
-        q = cam.project(np.array(ring))
-        cv2.fillPoly(img, [np.round(q * 16).astype(np.int32)], pip, cv2.LINE_AA, 4)
+    _draw_pips(img, cam, top, ex, ey, value, pip)
     ctr = cam.project(top[None, :])[0]
     return float(ctr[0]), float(ctr[1])
+
+
+def _draw_pips(img: np.ndarray, cam: Camera, centre: np.ndarray, ex: np.ndarray,
+               ey: np.ndarray, value: int, colour: tuple[int, ...]) -> None:
+    """The pips of ``value`` on a face at ``centre`` (world mm) whose half-sides are
+    ``ex`` and ``ey``, as the camera sees them."""
+    r = 0.2
+    for px, py in PIPS[value]:
+        ring = [centre + (px + r * math.cos(t)) * ex + (py + r * math.sin(t)) * ey
+                for t in np.linspace(0, 2 * math.pi, 16, endpoint=False)]
+        q = cam.project(np.array(ring))
+        cv2.fillPoly(img, [np.round(q * 16).astype(np.int32)], colour, cv2.LINE_AA, 4)
 
 
 def _cocked_faces(rng: np.random.Generator, top: int) -> tuple[int, int, int]:
@@ -403,7 +410,6 @@ def _draw_cocked_die(img: np.ndarray, cam: Camera, center_mm: tuple[float, float
     top, tip, side = values
     faces = [(az, ax, ay, top), (-az, ax, ay, 7 - top), (ax, ay, az, tip),
              (-ax, ay, az, 7 - tip), (ay, az, ax, side), (-ay, az, ax, 7 - side)]
-    r = 0.2
     for n, u, v, value in faces:
         fc = centre + n * s
         if float(np.dot(cam.C - fc, n)) <= 0:
@@ -418,11 +424,7 @@ def _draw_cocked_die(img: np.ndarray, cam: Camera, center_mm: tuple[float, float
         cv2.polylines(img, [np.round(quad * 16).astype(np.int32)], True, edge_col, 1,
                       cv2.LINE_AA, 4)
         pcol = tuple(int(k * (0.6 + 0.4 * shade)) for k in pip)
-        for px, py in PIPS[value]:
-            ring = [fc + ((px + r * math.cos(t)) * u + (py + r * math.sin(t)) * v) * s
-                    for t in np.linspace(0, 2 * math.pi, 16, endpoint=False)]
-            q = cam.project(np.array(ring))
-            cv2.fillPoly(img, [np.round(q * 16).astype(np.int32)], pcol, cv2.LINE_AA, 4)
+        _draw_pips(img, cam, fc, u * s, v * s, value, pcol)
     ctr = cam.project(centre[None, :])[0]
     return float(ctr[0]), float(ctr[1])
 
@@ -642,11 +644,10 @@ def table_scene(
     if dice_touching:  # the die farther from the camera first: the nearer one hides it
         order.sort(key=lambda k: -math.dist(places[k], (cam.C[0], cam.C[1])))
     drawn: dict[int, SynthDie] = {}
-    leans: list[float] = []
+    lean: float | None = None  # degrees, the last cocked die's
     for k in order:
         if k in dice_cocked:
             lean = float(rng.uniform(20, 70))
-            leans.append(lean)
             ctr = _draw_cocked_die(img, cam, places[k], die_mm, yaws[k], math.radians(lean),
                                    _cocked_faces(rng, values[k]), style[0], style[1], light)
             drawn[k] = SynthDie(0, ctr, places[k], die_mm)
@@ -696,8 +697,8 @@ def table_scene(
     params = {"tilt_deg": tilt, "azimuth_deg": azimuth, "rotation_deg": roll, "fill": fill_,
               "blur_sigma": blur, "noise_sigma": noise, "px_per_mm": scale, "focal_px": f_px,
               "dice_in_area": _all_in_area(board.dice_area_mm, [d.center_mm for d in dice])}
-    if leans:
-        params["cocked_lean_deg"] = leans[-1]
+    if lean is not None:
+        params["cocked_lean_deg"] = lean
     return Scene(img, riders, jerseys, token_mm, dice, cam, list(hide_corners), params)
 
 
