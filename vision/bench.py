@@ -63,7 +63,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
                  side_mm: float = 10.0, height_mm: float = 0.0,
                  as_json: bool = False, hide_corner: bool = False,
                  dice_touching: bool = False, dice_told: bool = True,
-                 dice_cocked: bool = False) -> dict[str, Any]:
+                 dice_cocked: bool = False, plain_sides: bool = False) -> dict[str, Any]:
     """Run the benchmark; print and return the figures.
 
     ``hide_corner`` puts a hand over one corner marker in every scene (scene i:
@@ -74,6 +74,9 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     ``dice_cocked`` rests the second die of every scene on an edge, tipped 20-70
     degrees (``table_scene(dice_cocked=...)``): it must be reported unreadable or not
     at all, and is counted apart (given a number, unreadable, not seen).
+    ``plain_sides`` draws the flat dice's side faces without pips, as the scenes were
+    drawn before 2026-11-29 (``table_scene(side_pips=False)``; figures comparable with
+    the older entries of docs/dice-history.md).
     """
     cv2.setNumThreads(1)
     board = board or demo_board()
@@ -91,7 +94,8 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     for i in range(scenes):
         sc = bench_scene(board, board_img, seed, i, side_mm=side_mm, token_height_mm=height_mm,
                          hide_corners=(i % 4,) if hide_corner else (),
-                         dice_touching=dice_touching, dice_cocked=(1,) if dice_cocked else ())
+                         dice_touching=dice_touching, dice_cocked=(1,) if dice_cocked else (),
+                         side_pips=not plain_sides)
         riders = sc.riders
         t0, c0 = time.perf_counter(), time.thread_time()
         gray = to_gray(sc.image)
@@ -153,6 +157,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         "board": board.name, "scenes": scenes, "seed": seed, "riders": total,
         "token_side_mm": side_mm, "token_height_mm": height_mm, "hide_corner": hide_corner,
         "dice_touching": dice_touching, "dice_told": dice_told, "dice_cocked": dice_cocked,
+        "plain_sides": plain_sides,
         "board_found_pct": pct(found, scenes),
         "right_pct": pct(right, total), "wrong_pct": pct(wrong, total),
         "unclear_pct": pct(unclear, total), "missing_pct": pct(missing, total),
@@ -192,7 +197,8 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         f"token markers {side_mm:g} mm at {height_mm:g} mm above the board, seed {seed}"
         + (", a hand over one corner marker in every scene" if hide_corner else "")
         + (", the dice touching" if dice_touching else "")
-        + (", the second die cocked" if dice_cocked else "") + "\n"
+        + (", the second die cocked" if dice_cocked else "")
+        + (", the dice's side faces plain" if plain_sides else "") + "\n"
         f"  board found {res['board_found_pct']}%\n"
         f"  riders: right {res['right_pct']}%, wrong {res['wrong_pct']}%, "
         f"unclear {res['unclear_pct']}%, missing {res['missing_pct']}%\n"

@@ -310,8 +310,9 @@ def _place_tokens(board: Board, riders: dict[int, str], jerseys: dict[int, str],
 
 def _draw_die(img: np.ndarray, cam: Camera, center_mm: tuple[float, float], size_mm: float,
               yaw: float, value: int, body: tuple[int, int, int], pip: tuple[int, int, int],
-              light: np.ndarray) -> tuple[float, float]:
-    """A die standing on the table, drawn in 3D: visible side faces, then the top with pips."""
+              light: np.ndarray, side_pips: bool = True) -> tuple[float, float]:
+    """A die standing on the table, drawn in 3D: the side faces the camera sees (with
+    their pips unless ``side_pips`` is False), then the top with its pips."""
     s = size_mm / 2
     cx, cy = center_mm
     c, sn = math.cos(yaw), math.sin(yaw)
@@ -326,21 +327,24 @@ def _draw_die(img: np.ndarray, cam: Camera, center_mm: tuple[float, float], size
     ov = img.copy()
     cv2.fillConvexPoly(ov, hull, (0, 0, 0), cv2.LINE_AA, 4)
     cv2.addWeighted(ov, 0.35, img, 0.65, 0, dst=img)
-    faces = []
-    for n in (ex / s, -ex / s, ey / s, -ey / s):
+    # The side faces the camera sees, with their pips: the four values round ``value``
+    # in a fixed order (opposite faces add up to 7), so the scene's rng is not drawn on.
+    a, b = (v for v in range(1, 7) if v not in (value, 7 - value) and v < 4)
+    vert = np.array([0, 0, -s])
+    for n, side_value in zip((ex / s, -ex / s, ey / s, -ey / s), (a, 7 - a, b, 7 - b),
+                             strict=True):
         u = np.cross(np.array([0, 0, -1.0]), n)
-        fc = base + n * s + np.array([0, 0, -s])
-        to_cam = cam.C - fc
-        if float(np.dot(to_cam, n)) <= 0:
+        fc = base + n * s + vert
+        if float(np.dot(cam.C - fc, n)) <= 0:
             continue
-        quad = [fc + a * u * s + b * np.array([0, 0, -s]) for a, b in
-                ((-1, -1), (1, -1), (1, 1), (-1, 1))]
         shade = 0.55 + 0.3 * max(0.0, float(np.dot(n[:2], -light[:2])))
-        faces.append((quad, shade))
-    for quad, shade in faces:
-        p = cam.project(np.array(quad))
+        p = cam.project(np.array([fc + i * u * s + j * vert for i, j in
+                                  ((-1, -1), (1, -1), (1, 1), (-1, 1))]))
         col = tuple(int(v * shade) for v in body)
         cv2.fillConvexPoly(img, np.round(p * 16).astype(np.int32), col, cv2.LINE_AA, 4)
+        if side_pips:
+            pcol = tuple(int(k * (0.6 + 0.4 * shade)) for k in pip)
+            _draw_pips(img, cam, fc, u * s, vert, side_value, pcol)
     corner = 0.12  # rounded corners of the top face
     outline = []
     for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
@@ -533,6 +537,7 @@ def table_scene(
     dice_in_area: bool = True,
     dice_touching: bool = False,
     dice_cocked: tuple[int, ...] = (),
+    side_pips: bool = True,
     tilt_deg: float | None = None,
     max_tilt_deg: float = 35.0,
     rotation_deg: float | None = None,
@@ -572,6 +577,8 @@ def table_scene(
     The dice numbered in ``dice_cocked`` (0: the first) rest cocked, on an edge,
     tipped 20-70 degrees (their truth's value is 0: unreadable;
     ``params["cocked_lean_deg"]`` is the lean of the last one drawn).
+    ``side_pips=False`` draws the flat dice's side faces plain, as the renderer did
+    before 2026-11-29 (the scenes the tests pin were found on that render).
     """
     riders = dict(riders or {})
     jerseys = dict(jerseys or {})
@@ -653,7 +660,7 @@ def table_scene(
             drawn[k] = SynthDie(0, ctr, places[k], die_mm)
             continue
         ctr = _draw_die(img, cam, places[k], die_mm, yaws[k], values[k], style[0], style[1],
-                        light)
+                        light, side_pips)
         drawn[k] = SynthDie(values[k], ctr, places[k], die_mm)
     dice.extend(drawn[k] for k in range(len(yaws)))
 

@@ -173,14 +173,13 @@ def test_locate_told_the_dice_rolled_searches_for_the_missing_one(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--dice-rolled 2``: a "3" face to face with a "2", neither seen with
     ``--dice``, are searched for and read (scene 45 of `companion bench vision
-    --seed 1 --dice-touching`); a count that is no number of dice is refused."""
-    from vision.render import render_board
+    --seed 1 --dice-touching --plain-sides`); a count that is no number of dice is
+    refused."""
+    from vision.bench import bench_board_image, bench_scene
 
     board = load_board("standard")
-    rng = np.random.default_rng([1, 45])
-    sc = table_scene(board, random_riders(board, rng, 16), rng=rng, token_side_mm=10.0,
-                     board_image=render_board(board, 2.5), board_px_per_mm=2.5,
-                     dice_touching=True)
+    sc = bench_scene(board, bench_board_image(board), 1, 45, dice_touching=True,
+                     side_pips=False)
     frame = tmp_path / "roll.png"
     cv2.imwrite(str(frame), sc.image)
     _, recs, _ = _run(["locate", "--json", "--board", "standard", "--dice", str(frame)], capsys)
@@ -231,3 +230,14 @@ def test_bench_vision_cocked_dice(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "vision", "--scenes", "1", "--dice-cocked"]) == 0
     assert "cocked dice (must be unreadable or unseen): given a number" in \
         capsys.readouterr().out
+
+
+def test_bench_vision_plain_sides(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--plain-sides`` draws the dice's side faces without pips (the render before
+    2026-11-29) and says so in the figures."""
+    assert main(["bench", "vision", "--scenes", "1", "--plain-sides", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["plain_sides"] is True
+    assert main(["bench", "vision", "--scenes", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["plain_sides"] is False
+    assert main(["bench", "vision", "--scenes", "1", "--plain-sides"]) == 0
+    assert "the dice's side faces plain" in capsys.readouterr().out

@@ -170,3 +170,21 @@ def test_cocked_dice_in_a_scene() -> None:
     plain = table_scene(BOARD, {}, rng=np.random.default_rng(7), size=SIZE)
     again = table_scene(BOARD, {}, rng=np.random.default_rng(7), size=SIZE, dice_cocked=())
     assert np.array_equal(plain.image, again.image) and "cocked_lean_deg" not in plain.params
+
+
+def test_flat_dice_show_their_side_faces_pips() -> None:
+    """A tilted camera sees a flat die's side faces, and on them pips (drawn unless
+    ``side_pips=False``, the render before 2026-11-29); nothing else in the frame
+    changes, nor the truth."""
+    kw = dict(size=SIZE, dice_values=[6, 5], tilt_deg=30.0, blur_sigma=0.3, noise_sigma=0.0)
+    pips = table_scene(BOARD, {}, rng=np.random.default_rng(3), **kw)  # type: ignore[arg-type]
+    plain = table_scene(BOARD, {}, rng=np.random.default_rng(3), side_pips=False,
+                        **kw)  # type: ignore[arg-type]
+    assert pips.dice == plain.dice and pips.params == plain.params
+    changed = np.argwhere(np.any(pips.image != plain.image, axis=2))[:, ::-1]
+    assert len(changed) > 20
+    near = np.zeros(len(changed), bool)
+    for d in pips.dice:
+        side = pips.die_side_px(d)
+        near |= np.hypot(*(changed - np.array(d.center)).T) < 1.5 * side
+    assert near.all()

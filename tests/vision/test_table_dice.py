@@ -25,9 +25,14 @@ def board() -> Board:
     return load_board("standard")
 
 
+# The scenes these tests pin (and the figures they measured) were drawn before the
+# flat dice's side faces had pips (2026-11-29): they are drawn so still
+# (``side_pips=False``); the table as drawn now is measured by `companion bench vision`
+# and by test_the_table_reads_dice_whose_sides_show_pips.
 def _scene(board: Board, seed: int, **kw: object):  # type: ignore[no-untyped-def]
     rng = np.random.default_rng([7, seed])
-    return table_scene(board, random_riders(board, rng, 16), rng=rng, **kw)  # type: ignore[arg-type]
+    return table_scene(board, random_riders(board, rng, 16), rng=rng,  # type: ignore[arg-type]
+                       side_pips=False, **kw)
 
 
 def test_the_standard_board_has_a_dice_area_and_the_print_shows_it(board: Board) -> None:
@@ -57,6 +62,27 @@ def test_dice_in_the_area_are_read_and_nothing_else(board: Board) -> None:
             assert all(r.value in (None, d.value) for r in near), (seed, d, near)
             right += bool(near) and near[0].value == d.value
     assert right >= total - 2, (right, total)  # measured 12 of 12
+
+
+def test_the_table_reads_dice_whose_sides_show_pips(board: Board) -> None:
+    """The table as drawn since 2026-11-29: a tilted camera sees the flat dice's side
+    faces with their pips. The reader reads most of them, and where it doubts a die
+    it says so rather than guess (docs/dice.md, Known weaknesses: this render costs
+    the reader ~13 points against plain sides, mostly as unreadable)."""
+    right = total = 0
+    for seed in range(12):
+        sc = table_scene(board, random_riders(board, np.random.default_rng([7, seed]), 16),
+                         rng=np.random.default_rng([7, seed]))
+        found = read_table_dice(sc.image, board, locate_board(sc.image, board),
+                                expected=len(sc.dice))
+        assert len(found) <= len(sc.dice), found
+        for d in sc.dice:
+            total += 1
+            near = [r for r in found if math.dist(r.center, d.center) < 20]
+            assert all(r.value in (None, d.value) for r in near), (seed, d, near)
+            right += any(r.value == d.value for r in near)
+    # measured 20 of 24, none wrong; the four `null` are two scenes seen from 27-34 degrees
+    assert right >= 18, (right, total)
 
 
 def test_dice_outside_the_area_are_not_part_of_the_roll(board: Board) -> None:
@@ -132,10 +158,10 @@ def bench_board_image(board: Board) -> np.ndarray:
 
 def _bench_scene(board: Board, board_image: np.ndarray, seed: int, scene: int,
                  touching: bool, cocked: bool = False):  # type: ignore[no-untyped-def]
-    """Scene ``scene`` of `companion bench vision --seed SEED` (``--dice-cocked``: the
-    second die cocked) and the board's pose in it."""
+    """Scene ``scene`` of `companion bench vision --seed SEED --plain-sides`
+    (``--dice-cocked``: the second die cocked) and the board's pose in it."""
     sc = bench.bench_scene(board, board_image, seed, scene, dice_touching=touching,
-                           dice_cocked=(1,) if cocked else ())
+                           dice_cocked=(1,) if cocked else (), side_pips=False)
     return sc, locate_board(sc.image, board)
 
 
