@@ -29,10 +29,11 @@ def board() -> Board:
 # flat dice's side faces had pips (2026-11-29): they are drawn so still
 # (``side_pips=False``); the table as drawn now is measured by `companion bench vision`
 # and by test_the_table_reads_dice_whose_sides_show_pips.
-def _scene(board: Board, seed: int, **kw: object):  # type: ignore[no-untyped-def]
+def _scene(board: Board, seed: int, side_pips: bool = False,  # type: ignore[no-untyped-def]
+           **kw: object):
     rng = np.random.default_rng([7, seed])
     return table_scene(board, random_riders(board, rng, 16), rng=rng,  # type: ignore[arg-type]
-                       side_pips=False, **kw)
+                       side_pips=side_pips, **kw)
 
 
 def test_the_standard_board_has_a_dice_area_and_the_print_shows_it(board: Board) -> None:
@@ -64,25 +65,37 @@ def test_dice_in_the_area_are_read_and_nothing_else(board: Board) -> None:
     assert right >= total - 2, (right, total)  # measured 12 of 12
 
 
-def test_the_table_reads_dice_whose_sides_show_pips(board: Board) -> None:
-    """The table as drawn since 2026-11-29: a tilted camera sees the flat dice's side
-    faces with their pips. The reader reads most of them, and where it doubts a die
-    it says so rather than guess (docs/dice.md, Known weaknesses: this render costs
-    the reader ~13 points against plain sides, mostly as unreadable)."""
-    right = total = 0
-    for seed in range(12):
-        sc = table_scene(board, random_riders(board, np.random.default_rng([7, seed]), 16),
-                         rng=np.random.default_rng([7, seed]))
+def _side_pips_verdicts(board: Board, seeds: range) -> Counter[str]:
+    """The table as drawn since 2026-11-29 (side faces with pips), dice apart:
+    right, wrong, null, missed and false readings (closest pairs within 20 px)."""
+    c: Counter[str] = Counter()
+    for seed in seeds:
+        sc = _scene(board, seed, side_pips=True)
         found = read_table_dice(sc.image, board, locate_board(sc.image, board),
                                 expected=len(sc.dice))
-        assert len(found) <= len(sc.dice), found
-        for d in sc.dice:
-            total += 1
-            near = [r for r in found if math.dist(r.center, d.center) < 20]
-            assert all(r.value in (None, d.value) for r in near), (seed, d, near)
-            right += any(r.value == d.value for r in near)
-    # measured 20 of 24, none wrong; the four `null` are two scenes seen from 27-34 degrees
-    assert right >= 18, (right, total)
+        pairs = closest_pairs([d.center for d in sc.dice], [r.center for r in found], 20)
+        c["false"] += len(found) - len(pairs)
+        c["missed"] += len(sc.dice) - len(pairs)
+        for i, k in pairs:
+            got = found[k].value
+            c["right" if got == sc.dice[i].value else "null" if got is None else "wrong"] += 1
+    return c
+
+
+def test_the_table_reads_dice_whose_sides_show_pips(board: Board) -> None:
+    """A tilted camera sees the flat dice's side faces with their pips. The reader
+    reads most of them (docs/dice.md, Known weaknesses: this render costs it ~13
+    points against plain sides, mostly as unreadable)."""
+    c = _side_pips_verdicts(board, range(12))
+    # measured 22 of 24 right, 2 null, no wrong value; one false die (below)
+    assert c["right"] >= 20 and c["wrong"] == 0 and c["false"] <= 1, c
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: a side face's pips read as a die")
+def test_a_side_face_is_never_read_as_a_die(board: Board) -> None:
+    """Scene 1 of the test above, seen from 34 degrees: beside the "1" it reads, the
+    reader also reports a "2" (0.29) where that die's side face shows two pips."""
+    assert _side_pips_verdicts(board, range(1, 2))["false"] == 0
 
 
 def test_dice_outside_the_area_are_not_part_of_the_roll(board: Board) -> None:
