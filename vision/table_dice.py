@@ -11,17 +11,25 @@ Without a dice area, or without the board, it reads the whole frame.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from companion.boards import Board
-from vision.board import BoardPose
+from vision.board import BoardPose, camera_centre
 from vision.dice.reader import DiceReader, DieReading, default_reader
 
 #: How far past the dice area a die may lie and still count (in dice): a die
 #: rolled against the box's line still belongs to the roll.
 AREA_MARGIN_DICE = 1.0
+#: A die read `null` and seen this far off straight down (degrees) or more is read
+#: again toward its top face (:func:`read_nulls_at_their_tops`)...
+TOP_REREAD_MIN_VIEW_DEG = 15.0
+#: ...at these distances from where it was reported, in dice, away from the
+#: camera's foot on the board; at least this many of them must read its value.
+TOP_REREAD_STEPS = (0.15, 0.3, 0.45)
+TOP_REREAD_AGREE = 2
 
 
 @dataclass(frozen=True)
@@ -93,5 +101,46 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     x, y, aw, ah = board.dice_area_mm
     m = AREA_MARGIN_DICE * die_mm
     at = pose.to_mm(np.array([d.center for d in found], float))
-    return [d for d, (u, v) in zip(found, at, strict=True)
+    kept = [d for d, (u, v) in zip(found, at, strict=True)
             if x - m <= u <= x + aw + m and y - m <= v <= y + ah + m]
+    return read_nulls_at_their_tops(frame, pose, kept, reader, die_mm, region.die_px)
+
+
+def read_nulls_at_their_tops(frame: np.ndarray, pose: BoardPose, found: list[DieReading],
+                             reader: DiceReader, die_mm: float, die_px: float
+                             ) -> list[DieReading]:
+    """``found`` with each `null` die seen from the side read again at its top face.
+
+    A tilted camera sees a die's side faces with their pips, and the detector
+    often reports such a die between its top and its sides, where the crop shows
+    two faces and reads "unreadable". Away from the camera's foot (known from the
+    board's pose: :func:`vision.board.camera_centre`) lies the top face: the die is
+    read again at :data:`TOP_REREAD_STEPS` dice that way, one die across, and given
+    the value read there clearly (as a die found by looking is) where at least
+    :data:`TOP_REREAD_AGREE` points read it so and none reads another value; its
+    centre moves to the first such point. Dice seen
+    less than :data:`TOP_REREAD_MIN_VIEW_DEG` off straight down are left alone:
+    their sides hardly show, and a cocked die seen so reads clearly on a face.
+    """
+    if all(d.value is not None for d in found):
+        return found
+    h, w = frame.shape[:2]
+    camera = camera_centre(pose, (w, h))
+    if camera is None:
+        return found
+    foot = np.array(camera[:2])
+    out = list(found)
+    for i, d in enumerate(found):
+        if d.value is not None:
+            continue
+        b = pose.to_mm(np.array([d.center], float))[0]
+        away = b - foot
+        dist = float(np.hypot(*away))
+        if dist == 0 or math.degrees(math.atan2(dist, camera[2])) < TOP_REREAD_MIN_VIEW_DEG:
+            continue
+        points = pose.to_px(np.array([b + away / dist * die_mm * t for t in TOP_REREAD_STEPS]))
+        reads = [(r, (float(x), float(y))) for x, y in points
+                 if (r := reader.read_at(frame, float(x), float(y), die_px)) is not None]
+        if len(reads) >= TOP_REREAD_AGREE and len({r.value for r, _ in reads}) == 1:
+            out[i] = replace(d, value=reads[0][0].value, center=reads[0][1])
+    return out

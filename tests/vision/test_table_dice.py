@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import vision.bench as bench
+import vision.table_dice as table_dice
 from companion.boards import Board, load_board
 from vision.board import BoardPose, locate_board
 from vision.dice import read_dice
@@ -382,16 +383,18 @@ _NULLS_PROPOSED_OFF_SIZE = [(0, 16, 1), (0, 170, 1)]
 @pytest.mark.parametrize(("seed", "scene", "die"), _NULLS_PROPOSED_OFF_SIZE)
 def test_a_null_proposed_off_the_die_size_is_read_at_it(board: Board,
                                                         bench_board_image: np.ndarray,
-                                                        seed: int, scene: int, die: int) -> None:
+                                                        seed: int, scene: int, die: int,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """At the table a die read ``null`` whose proposal is far from the die's size is
     read again in a crop of the die's size at its centre, and its value taken where
     read clearly (``read_off_size_nulls``, rule 50 of docs/dice-history.md);
-    without it, ``null``."""
+    without it (and without the later re-read at the top face), ``null``."""
     sc, pose = _bench_scene(board, bench_board_image, seed, scene, False)
     d = sc.dice[die]
     assert _values_by_die(board, sc, pose, DiceReader())[die] == [d.value]
     off = DiceReader()
     off.read_off_size_nulls = False
+    monkeypatch.setattr(table_dice, "TOP_REREAD_MIN_VIEW_DEG", 90.0)
     assert _values_by_die(board, sc, pose, off)[die] == [None]
 
 
@@ -562,3 +565,28 @@ def test_a_cocked_die_at_the_table_is_never_given_a_number(
         numbered += [(scene, r.value) for r in found
                      if r.value is not None and math.dist(r.center, cocked.center) < 25]
     assert numbered == []
+
+
+@pytest.mark.parametrize("scene, die", [(3, 0), (36, 0)])
+def test_a_null_seen_from_the_side_is_read_at_its_top(
+        board: Board, bench_board_image: np.ndarray, scene: int, die: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scenes 3 and 36 of `companion bench vision` (seed 0; a "4" and a "3", the
+    camera tilted 27 and 20 degrees): the die is proposed between its top and a side
+    face with pips and read `null` there; read again toward its top face, away from
+    the camera's foot (``read_nulls_at_their_tops``, rule 57b of dice-history.md),
+    it gets its value, and its centre moves onto the top face."""
+    sc = bench.bench_scene(board, bench_board_image, 0, scene)
+    pose = locate_board(sc.image, board)
+    d = sc.dice[die]
+
+    def near() -> list[tuple[int | None, float]]:
+        found = read_table_dice(sc.image, board, pose, expected=len(sc.dice))
+        return [(r.value, math.dist(r.center, d.center)) for r in found
+                if math.dist(r.center, d.center) < 20]
+
+    [(value, off)] = near()
+    monkeypatch.setattr(table_dice, "TOP_REREAD_MIN_VIEW_DEG", 90.0)
+    [(before, off_before)] = near()
+    assert (value, before) == (d.value, None)
+    assert off < off_before

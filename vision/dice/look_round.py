@@ -705,6 +705,16 @@ class LookRound:
                   if not taken(b.cx, b.cy, others, die_px)]
         return [again, *beside] if beside else None
 
+    def read_at(self, img: np.ndarray, x: float, y: float, die_px: float) -> DieReading | None:
+        """A die ``die_px`` across at (x, y) of ``img``, reported only where it is read
+        clearly as a value (as a die found by looking is: :meth:`_read_beside`), else
+        None."""
+        c = self._read_at(img, x, y, die_px)
+        if c is None:
+            return None
+        reading = self.decide(c)
+        return reading if reading.value is not None else None
+
     def _read_at(self, img: np.ndarray, x: float, y: float, die_px: float) -> Candidate | None:
         """:meth:`_read_beside` at (x, y), its first view read here."""
         crops, probs = self._one_view(img, [(x, y)], die_px)
