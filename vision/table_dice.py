@@ -83,7 +83,9 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     dice; ``reader`` defaults to the shared one. ``expected``, the number of
     dice the game rolls (two in Um Reifenbreite, one in the others), lets the
     reader search the dice area harder when it sees fewer (docs/dice.md, "A
-    roll short of dice"); None: as many as are seen.
+    roll short of dice"); None: as many as are seen. In the dice area, a die read
+    ``null`` from the side is read again at its top face
+    (:func:`read_nulls_at_their_tops`).
     """
     reader = reader or default_reader()
     h, w = frame.shape[:2] if getattr(frame, "ndim", 0) >= 2 else (0, 0)
@@ -118,9 +120,10 @@ def read_nulls_at_their_tops(frame: np.ndarray, pose: BoardPose, found: list[Die
     read again at :data:`TOP_REREAD_STEPS` dice that way, one die across, and given
     the value read there clearly (as a die found by looking is) where at least
     :data:`TOP_REREAD_AGREE` points read it so and none reads another value; its
-    centre moves to the first such point. Dice seen
-    less than :data:`TOP_REREAD_MIN_VIEW_DEG` off straight down are left alone:
-    their sides hardly show, and a cocked die seen so reads clearly on a face.
+    centre moves to the first such point. Dice seen less than
+    :data:`TOP_REREAD_MIN_VIEW_DEG` off straight down are left alone: their sides
+    hardly show, and a cocked die seen so reads clearly on a face (rule 57b of
+    docs/dice-history.md).
     """
     if all(d.value is not None for d in found):
         return found
