@@ -67,20 +67,9 @@ def test_dice_in_the_area_are_read_and_nothing_else(board: Board) -> None:
 
 
 def _side_pips_verdicts(board: Board, seeds: range) -> Counter[str]:
-    """The table as drawn since 2026-11-29 (side faces with pips), dice apart:
-    right, wrong, null, missed and false readings (closest pairs within 20 px)."""
-    c: Counter[str] = Counter()
-    for seed in seeds:
-        sc = _scene(board, seed, side_pips=True)
-        found = read_table_dice(sc.image, board, locate_board(sc.image, board),
-                                expected=len(sc.dice))
-        pairs = closest_pairs([d.center for d in sc.dice], [r.center for r in found], 20)
-        c["false"] += len(found) - len(pairs)
-        c["missed"] += len(sc.dice) - len(pairs)
-        for i, k in pairs:
-            got = found[k].value
-            c["right" if got == sc.dice[i].value else "null" if got is None else "wrong"] += 1
-    return c
+    """The table as drawn since 2026-11-29 (side faces with pips), dice apart, the
+    reader told how many were rolled: :func:`_verdicts`."""
+    return _verdicts(board, seeds, told=True, side_pips=True)
 
 
 def test_the_table_reads_dice_whose_sides_show_pips(board: Board) -> None:
@@ -132,13 +121,16 @@ def test_an_area_out_of_the_frame_falls_back_to_the_whole_frame(board: Board) ->
     assert dice_region(far, pose, (2028, 1520)) is None
 
 
-def _touching_verdicts(board: Board, reader: DiceReader, scenes: int) -> Counter[str]:
-    """The table's two dice face to face, ``scenes`` scenes: right, wrong, null,
-    missed (readings paired with dice closest first) and false dice."""
+def _verdicts(board: Board, seeds: range, reader: DiceReader | None = None,
+              told: bool = False, **scene_kw: object) -> Counter[str]:
+    """Right, wrong, null, missed and false readings of the dice of ``_scene(seed,
+    **scene_kw)`` for each seed (readings paired with dice closest first, within
+    20 px); ``told``: the reader is told how many dice were rolled."""
     c: Counter[str] = Counter()
-    for seed in range(scenes):
-        sc = _scene(board, seed, dice_touching=True)
-        found = read_table_dice(sc.image, board, locate_board(sc.image, board), reader=reader)
+    for seed in seeds:
+        sc = _scene(board, seed, **scene_kw)
+        found = read_table_dice(sc.image, board, locate_board(sc.image, board), reader=reader,
+                                expected=len(sc.dice) if told else None)
         pairs = closest_pairs([d.center for d in sc.dice], [r.center for r in found], 20)
         c["false"] += len(found) - len(pairs)
         c["missed"] += len(sc.dice) - len(pairs)
@@ -146,6 +138,11 @@ def _touching_verdicts(board: Board, reader: DiceReader, scenes: int) -> Counter
             got = found[k].value
             c["right" if got == sc.dice[i].value else "null" if got is None else "wrong"] += 1
     return c
+
+
+def _touching_verdicts(board: Board, reader: DiceReader, scenes: int) -> Counter[str]:
+    """The table's two dice face to face, ``scenes`` scenes: :func:`_verdicts`."""
+    return _verdicts(board, range(scenes), reader, dice_touching=True)
 
 
 def test_a_die_face_to_face_with_another_is_looked_for(board: Board) -> None:
