@@ -19,6 +19,7 @@ import numpy as np
 from companion.boards import Board
 from vision.board import BoardPose, camera_centre
 from vision.dice.reader import DiceReader, DieReading, default_reader
+from vision.top_view import top_view
 
 #: How far past the dice area a die may lie and still count (in dice): a die
 #: rolled against the box's line still belongs to the roll.
@@ -30,6 +31,10 @@ TOP_REREAD_MIN_VIEW_DEG = 15.0
 #: camera's foot on the board; at least this many of them must read its value.
 TOP_REREAD_STEPS = (0.15, 0.3, 0.45)
 TOP_REREAD_AGREE = 2
+#: A die still `null` is then read in the top view (:mod:`vision.top_view`), this
+#: many dice across, at these distances (in dice) away from the camera's foot.
+TOP_VIEW_DICE_ACROSS = 3.0
+TOP_VIEW_STEPS = (0.0, 0.15, 0.3, 0.45, 0.6)
 
 
 @dataclass(frozen=True)
@@ -120,10 +125,12 @@ def read_nulls_at_their_tops(frame: np.ndarray, pose: BoardPose, found: list[Die
     read again at :data:`TOP_REREAD_STEPS` dice that way, one die across, and given
     the value read there clearly (as a die found by looking is) where at least
     :data:`TOP_REREAD_AGREE` points read it so and none reads another value; its
-    centre moves to the first such point. Dice seen less than
-    :data:`TOP_REREAD_MIN_VIEW_DEG` off straight down are left alone: their sides
-    hardly show, and a cocked die seen so reads clearly on a face (rule 57b of
-    docs/dice-history.md).
+    centre moves to the first such point (rule 57b of docs/dice-history.md). A die
+    still `null` is read so once more in the top view (:mod:`vision.top_view`),
+    where its top face is a square of the die's size, at :data:`TOP_VIEW_STEPS`
+    (rule 58). Dice seen less than :data:`TOP_REREAD_MIN_VIEW_DEG` off straight
+    down are left alone: their sides hardly show, and a cocked die seen so reads
+    clearly on a face.
     """
     if all(d.value is not None for d in found):
         return found
@@ -142,8 +149,29 @@ def read_nulls_at_their_tops(frame: np.ndarray, pose: BoardPose, found: list[Die
         if dist == 0 or math.degrees(math.atan2(dist, camera[2])) < TOP_REREAD_MIN_VIEW_DEG:
             continue
         points = pose.to_px(np.array([b + away / dist * die_mm * t for t in TOP_REREAD_STEPS]))
-        reads = [(r, (float(x), float(y))) for x, y in points
-                 if (r := reader.read_at(frame, float(x), float(y), die_px)) is not None]
-        if len(reads) >= TOP_REREAD_AGREE and len({r.value for r, _ in reads}) == 1:
-            out[i] = replace(d, value=reads[0][0].value, center=reads[0][1])
+        read = _agreed(frame, [(float(x), float(y)) for x, y in points], reader, die_px)
+        if read is None:
+            view = top_view(frame, pose, camera, d.center, die_mm, die_px / die_mm,
+                            int(round(TOP_VIEW_DICE_ACROSS * die_px)))
+            if view is not None:
+                (cx, cy), (ux, uy) = view.centre, view.away
+                read = _agreed(view.image, [(cx + ux * die_px * t, cy + uy * die_px * t)
+                                            for t in TOP_VIEW_STEPS], reader, die_px)
+                if read is not None:
+                    read = read[0], view.frame_point(*read[1])
+        if read is not None:
+            out[i] = replace(d, value=read[0], center=read[1])
     return out
+
+
+def _agreed(img: np.ndarray, points: list[tuple[float, float]], reader: DiceReader,
+            die_px: float) -> tuple[int, tuple[float, float]] | None:
+    """The value read clearly (:meth:`DiceReader.read_at`) at :data:`TOP_REREAD_AGREE`
+    or more of ``points`` of ``img`` and at none another, with the first point that
+    reads it; else None."""
+    reads = [(r.value, p) for p in points if (r := reader.read_at(img, p[0], p[1], die_px)) is not None]
+    if len(reads) >= TOP_REREAD_AGREE and len({v for v, _ in reads}) == 1:
+        value = reads[0][0]
+        assert value is not None  # read_at gives only dice read as a value
+        return value, reads[0][1]
+    return None
