@@ -577,15 +577,11 @@ def test_a_cocked_die_at_the_table_is_never_given_a_number(
     assert numbered == []
 
 
-@pytest.mark.parametrize("scene, die", [(3, 0), (36, 0)])
-def test_a_null_seen_from_the_side_is_read_at_its_top(
-        board: Board, bench_board_image: np.ndarray, scene: int, die: int,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Scenes 3 and 36 of `companion bench vision` (seed 0; a "4" and a "3", the
-    camera tilted 27 and 20 degrees): the die is proposed between its top and a side
-    face with pips and read `null` there; read again toward its top face, away from
-    the camera's foot (``read_nulls_at_their_tops``, rule 57b of dice-history.md),
-    it gets its value, and its centre moves onto the top face."""
+def _read_with_and_without(board: Board, bench_board_image: np.ndarray, scene: int, die: int,
+                           monkeypatch: pytest.MonkeyPatch, setting: str, off: object) -> None:
+    """Die ``die`` of scene ``scene`` of `companion bench vision` (seed 0) is read right
+    at the table, and `null` with ``vision.table_dice``'s ``setting`` set to ``off``;
+    read right, its centre lies nearer its top face's."""
     sc = bench.bench_scene(board, bench_board_image, 0, scene)
     pose = locate_board(sc.image, board)
     d = sc.dice[die]
@@ -595,11 +591,24 @@ def test_a_null_seen_from_the_side_is_read_at_its_top(
         return [(r.value, math.dist(r.center, d.center)) for r in found
                 if math.dist(r.center, d.center) < 20]
 
-    [(value, off)] = near()
-    monkeypatch.setattr(table_dice, "TOP_REREAD_MIN_VIEW_DEG", 90.0)
-    [(before, off_before)] = near()
+    [(value, at)] = near()
+    monkeypatch.setattr(table_dice, setting, off)
+    [(before, at_before)] = near()
     assert (value, before) == (d.value, None)
-    assert off < off_before
+    assert at < at_before
+
+
+@pytest.mark.parametrize("scene, die", [(3, 0), (36, 0)])
+def test_a_null_seen_from_the_side_is_read_at_its_top(
+        board: Board, bench_board_image: np.ndarray, scene: int, die: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scenes 3 and 36 of `companion bench vision` (seed 0; a "4" and a "3", the
+    camera tilted 27 and 20 degrees): the die is proposed between its top and a side
+    face with pips and read `null` there; read again toward its top face, away from
+    the camera's foot (``read_nulls_at_their_tops``, rule 57b of dice-history.md),
+    it gets its value, and its centre moves onto the top face."""
+    _read_with_and_without(board, bench_board_image, scene, die, monkeypatch,
+                           "TOP_REREAD_MIN_VIEW_DEG", 90.0)
 
 
 @pytest.mark.parametrize("scene, die", [(2, 1), (21, 0)])
@@ -611,17 +620,5 @@ def test_a_null_still_unread_is_read_in_the_top_view(
     die stays `null`; redrawn as seen straight down onto the plane of the dice's tops
     (``vision.top_view``, rule 58 of dice-history.md), it is read, and its centre
     moves onto the top face."""
-    sc = bench.bench_scene(board, bench_board_image, 0, scene)
-    pose = locate_board(sc.image, board)
-    d = sc.dice[die]
-
-    def near() -> list[tuple[int | None, float]]:
-        found = read_table_dice(sc.image, board, pose, expected=len(sc.dice))
-        return [(r.value, math.dist(r.center, d.center)) for r in found
-                if math.dist(r.center, d.center) < 20]
-
-    [(value, off)] = near()
-    monkeypatch.setattr(table_dice, "TOP_VIEW_STEPS", ())
-    [(before, off_before)] = near()
-    assert (value, before) == (d.value, None)
-    assert off < off_before
+    _read_with_and_without(board, bench_board_image, scene, die, monkeypatch,
+                           "TOP_VIEW_STEPS", ())
