@@ -149,19 +149,27 @@ def read_nulls_at_their_tops(frame: np.ndarray, pose: BoardPose, found: list[Die
         if dist == 0 or math.degrees(math.atan2(dist, camera[2])) < TOP_REREAD_MIN_VIEW_DEG:
             continue
         points = pose.to_px(np.array([b + away / dist * die_mm * t for t in TOP_REREAD_STEPS]))
-        read = _agreed(frame, [(float(x), float(y)) for x, y in points], reader, die_px)
-        if read is None:
-            view = top_view(frame, pose, camera, d.center, die_mm, die_px / die_mm,
-                            int(round(TOP_VIEW_DICE_ACROSS * die_px)))
-            if view is not None:
-                (cx, cy), (ux, uy) = view.centre, view.away
-                read = _agreed(view.image, [(cx + ux * die_px * t, cy + uy * die_px * t)
-                                            for t in TOP_VIEW_STEPS], reader, die_px)
-                if read is not None:
-                    read = read[0], view.frame_point(*read[1])
+        read = (_agreed(frame, [(float(x), float(y)) for x, y in points], reader, die_px)
+                or _read_in_top_view(frame, pose, camera, d.center, reader, die_mm, die_px))
         if read is not None:
             out[i] = replace(d, value=read[0], center=read[1])
     return out
+
+
+def _read_in_top_view(frame: np.ndarray, pose: BoardPose, camera: tuple[float, float, float],
+                      at: tuple[float, float], reader: DiceReader, die_mm: float,
+                      die_px: float) -> tuple[int, tuple[float, float]] | None:
+    """The die reported at frame px ``at`` read in the top view of its tops' plane at
+    :data:`TOP_VIEW_STEPS` away from the camera's foot (:func:`_agreed`): its value and
+    the frame px of the first point that reads it; else None."""
+    view = top_view(frame, pose, camera, at, die_mm, die_px / die_mm,
+                    int(round(TOP_VIEW_DICE_ACROSS * die_px)))
+    if view is None:
+        return None
+    (cx, cy), (ux, uy) = view.centre, view.away
+    read = _agreed(view.image, [(cx + ux * die_px * t, cy + uy * die_px * t)
+                                for t in TOP_VIEW_STEPS], reader, die_px)
+    return None if read is None else (read[0], view.frame_point(*read[1]))
 
 
 def _agreed(img: np.ndarray, points: list[tuple[float, float]], reader: DiceReader,
