@@ -9,7 +9,9 @@ missing, board found, and the median time per frame on one core
 jobs on a busy machine do not inflate) for board + tokens, and board + tokens + dice when
 the dice reader (``vision.dice``) is there. The dice are read as the table does it
 (``vision.table_dice``): in the board's dice area through the board pose, where the
-board has one and the synthetic dice lie in it.
+board has one and the synthetic dice lie in it. Each scene's dice are also judged
+as one roll, as the table takes it (:func:`roll_verdict`): taken right, "roll
+again", or taken with a wrong value.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import numpy as np
 from companion.boards import Board
 from vision.board import locate_board
 from vision.dice.data import closest_pairs
+from vision.dice.reading import DieReading
+from vision.dice.settle import Roll
 from vision.markers import to_gray
 from vision.render import render_board
 from vision.synth import Scene, demo_board, random_riders, table_scene
@@ -49,6 +53,21 @@ def bench_scene(board: Board, board_image: np.ndarray, seed: int, i: int, *,
     riders = random_riders(board, rng, 16)
     return table_scene(board, riders, rng=rng, token_side_mm=side_mm, board_image=board_image,
                        board_px_per_mm=BOARD_PX_PER_MM, **scene_kw)
+
+
+def roll_verdict(truth: list[tuple[int, tuple[float, float]]], found: list[DieReading],
+                 expected: int | None) -> str:
+    """How the table takes one frame's dice as a roll: "right" (every die read with its
+    value and nothing else seen), "again" (:attr:`vision.dice.settle.Roll.problem` asks
+    for the roll again: a die unclear, or not as many dice as ``expected``) or "wrong"
+    (taken, with a wrong value, a false die, a die missed, or a cocked die, value 0
+    in ``truth``, given a number). ``truth`` is (value, centre px) per die."""
+    if not Roll(tuple(found), 1, expected).ok:
+        return "again"
+    pairs = closest_pairs([c for _, c in truth], [r.center for r in found], DICE_MATCH_PX)
+    right = len(pairs) == len(truth) == len(found) and all(
+        found[k].value == truth[i][0] for i, k in pairs)
+    return "right" if right else "wrong"
 
 
 def _dice_reader() -> Any:
@@ -85,6 +104,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     right = wrong = unclear = missing = total = found = 0
     dice_right = dice_wrong = dice_null = dice_false = dice_total = dice_in_area = 0
     cocked_numbered = cocked_null = cocked_total = 0
+    rolls = {"right": 0, "again": 0, "wrong": 0}
     ms_tokens: list[float] = []
     ms_all: list[float] = []
     cpu_tokens: list[float] = []  # CPU time of this thread: what the frame costs one core
@@ -149,6 +169,8 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
                 else:
                     dice_wrong += 1
             dice_false += len(dice) - len(pairs)
+            rolls[roll_verdict([(d.value, d.center) for d in sc.dice], dice,
+                               len(sc.dice) if dice_told else None)] += 1
 
     def pct(n: int, d: int) -> float:
         return round(100.0 * n / d, 2) if d else 0.0
@@ -175,6 +197,10 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         res["dice_missed_pct"] = pct(dice_total - dice_right - dice_wrong - dice_null, dice_total)
         res["dice_false"] = dice_false
         res["dice_in_area_pct"] = pct(dice_in_area, scenes)
+        n_rolls = sum(rolls.values())
+        res["rolls_right_pct"] = pct(rolls["right"], n_rolls)
+        res["rolls_again_pct"] = pct(rolls["again"], n_rolls)
+        res["rolls_wrong_pct"] = pct(rolls["wrong"], n_rolls)
         if cocked_total:
             res["cocked_numbered_pct"] = pct(cocked_numbered, cocked_total)
             res["cocked_null_pct"] = pct(cocked_null, cocked_total)
@@ -216,7 +242,9 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
                   f"{'told' if dice_told else 'not told'} how many were rolled): "
                   f"right {res['dice_right_pct']}%, wrong {res['dice_wrong_pct']}%, "
                   f"unreadable {res['dice_null_pct']}%, missed {res['dice_missed_pct']}%, "
-                  f"{dice_false} false dice\n")
+                  f"{dice_false} false dice\n"
+                  f"  rolls, as the table takes them: right {res['rolls_right_pct']}%, "
+                  f"roll again {res['rolls_again_pct']}%, wrong {res['rolls_wrong_pct']}%\n")
         if "cocked_numbered_pct" in res:
             out.write(f"  cocked dice (must be unreadable or unseen): given a number "
                       f"{res['cocked_numbered_pct']}%, unreadable {res['cocked_null_pct']}%, "

@@ -208,6 +208,8 @@ def test_bench_vision_touching_dice(capsys: pytest.CaptureFixture[str]) -> None:
     assert res["dice_touching"] is True and res["dice_told"] is True
     assert res["dice_right_pct"] + res["dice_wrong_pct"] + res["dice_null_pct"] + \
         res["dice_missed_pct"] == pytest.approx(100.0)
+    assert res["rolls_right_pct"] + res["rolls_again_pct"] + res["rolls_wrong_pct"] == \
+        pytest.approx(100.0)
 
 
 def test_bench_vision_dice_not_told(capsys: pytest.CaptureFixture[str]) -> None:
@@ -228,8 +230,9 @@ def test_bench_vision_cocked_dice(capsys: pytest.CaptureFixture[str]) -> None:
     assert res["dice_right_pct"] + res["dice_wrong_pct"] + res["dice_null_pct"] + \
         res["dice_missed_pct"] == pytest.approx(100.0)
     assert main(["bench", "vision", "--scenes", "1", "--dice-cocked"]) == 0
-    assert "cocked dice (must be unreadable or unseen): given a number" in \
-        capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "cocked dice (must be unreadable or unseen): given a number" in text
+    assert "rolls, as the table takes them: right 0.0%" in text  # a cocked die: never right
 
 
 def test_bench_vision_plain_sides(capsys: pytest.CaptureFixture[str]) -> None:
