@@ -18,6 +18,7 @@ import numpy as np
 
 from companion.boards import Board
 from vision.board import BoardPose, camera_centre
+from vision.dice.neighbours import grid_points
 from vision.dice.reader import DiceReader, DieReading, default_reader
 from vision.top_view import top_view
 
@@ -35,6 +36,21 @@ TOP_REREAD_AGREE = 2
 #: many dice across, at these distances (in dice) away from the camera's foot.
 TOP_VIEW_DICE_ACROSS = 3.0
 TOP_VIEW_STEPS = (0.0, 0.15, 0.3, 0.45, 0.6)
+#: Told how many dice were rolled and reading fewer, the reader looks for the die
+#: touching a lone die (no other within :data:`BESIDE_LONELY` dice) in the top view
+#: round it, :data:`BESIDE_VIEW_DICE_ACROSS` dice across (:func:`find_beside_in_top_view`):
+#: at the points of a grid :data:`BESIDE_STEP` dice apart, :data:`BESIDE_REACH` dice
+#: from its centre, of which the :data:`BESIDE_SUREST` read most surely as a value
+#: (:data:`BESIDE_SURE` or more, as they are) are read as a die found by looking is;
+#: none on the camera's side of the lone die within :data:`BESIDE_SIDE_ACROSS` dice
+#: of its line to the camera's foot, where its own side faces show.
+BESIDE_LONELY = 1.6
+BESIDE_VIEW_DICE_ACROSS = 4.5
+BESIDE_STEP = 0.15
+BESIDE_REACH = (0.9, 1.45)
+BESIDE_SUREST = 8
+BESIDE_SURE = 0.9
+BESIDE_SIDE_ACROSS = 0.5
 
 
 @dataclass(frozen=True)
@@ -90,7 +106,9 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     reader search the dice area harder when it sees fewer (docs/dice.md, "A
     roll short of dice"); None: as many as are seen. In the dice area, a die read
     ``null`` from the side is read again at its top face
-    (:func:`read_nulls_at_their_tops`).
+    (:func:`read_nulls_at_their_tops`); reading fewer dice than ``expected``, the
+    die touching a lone one is looked for in the top view round it
+    (:func:`find_beside_in_top_view`).
     """
     reader = reader or default_reader()
     h, w = frame.shape[:2] if getattr(frame, "ndim", 0) >= 2 else (0, 0)
@@ -110,7 +128,11 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     at = pose.to_mm(np.array([d.center for d in found], float))
     kept = [d for d, (u, v) in zip(found, at, strict=True)
             if x - m <= u <= x + aw + m and y - m <= v <= y + ah + m]
-    return read_nulls_at_their_tops(frame, pose, kept, reader, die_mm, region.die_px)
+    found = read_nulls_at_their_tops(frame, pose, kept, reader, die_mm, region.die_px)
+    if expected is not None and 0 < len(found) < expected:
+        found = find_beside_in_top_view(frame, pose, found, reader, die_mm, region.die_px,
+                                        expected)
+    return found
 
 
 def read_nulls_at_their_tops(frame: np.ndarray, pose: BoardPose, found: list[DieReading],
@@ -152,16 +174,67 @@ def read_nulls_at_their_tops(frame: np.ndarray, pose: BoardPose, found: list[Die
         read = (_agreed(frame, [(float(x), float(y)) for x, y in points], reader, die_px)
                 or _read_in_top_view(frame, pose, camera, d.center, reader, die_mm, die_px))
         if read is not None:
-            out[i] = replace(d, value=read[0], center=read[1])
+            out[i] = replace(d, value=read[0].value, center=read[1])
+    return out
+
+
+def find_beside_in_top_view(frame: np.ndarray, pose: BoardPose, found: list[DieReading],
+                            reader: DiceReader, die_mm: float, die_px: float, expected: int
+                            ) -> list[DieReading]:
+    """``found`` with the dice touching its lone dice that the reader missed, while
+    fewer than ``expected``.
+
+    Two dice thrown together often come to rest face to face, and a tilted camera
+    sees the pair with their side faces' pips between and round them: the detector
+    and the reader's own look beside a lone die (``vision.dice.look_round``) now
+    and then miss the second one. Round each lone die read with a value, the top
+    view (:mod:`vision.top_view`) shows every flat die's top as a square of the
+    die's size: the points of a grid :data:`BESIDE_REACH` dice from its centre are
+    screened in one batch (:meth:`DiceReader.surest_at`), and the surest read as a
+    die found by looking is, the value given where at least
+    :data:`TOP_REREAD_AGREE` of them read it clearly and none another (rule 60b of
+    docs/dice-history.md). The die found is placed at the first such point and
+    kept unless another reading lies within half a die of it. The lone die's own
+    side faces are not searched (:data:`BESIDE_SIDE_ACROSS`): their pips read as
+    a die there.
+    """
+    h, w = frame.shape[:2]
+    camera = camera_centre(pose, (w, h))
+    if camera is None:
+        return found
+    out = list(found)
+    for d in found:
+        if len(out) >= expected:
+            break
+        if d.value is None or any(o is not d and math.dist(o.center, d.center)
+                                  < BESIDE_LONELY * die_px for o in out):
+            continue
+        view = top_view(frame, pose, camera, d.center, die_mm, die_px / die_mm,
+                        int(round(BESIDE_VIEW_DICE_ACROSS * die_px)))
+        if view is None:
+            continue
+        # Not on the camera's side of the lone die, in line with it: its own side
+        # faces show there, and their pips can read as a die (rules 59, 60).
+        (cx, cy), (ux, uy) = view.centre, view.away
+        points = [(x, y) for x, y in grid_points(cx, cy, die_px, BESIDE_STEP, BESIDE_REACH)
+                  if (x - cx) * ux + (y - cy) * uy >= 0
+                  or abs((x - cx) * uy - (y - cy) * ux) > BESIDE_SIDE_ACROSS * die_px]
+        surest = reader.surest_at(view.image, points, die_px, BESIDE_SUREST, BESIDE_SURE)
+        read = _agreed(view.image, [points[i] for i in surest], reader, die_px)
+        if read is None:
+            continue
+        at = view.frame_point(*read[1])
+        if not any(math.dist(at, o.center) < 0.5 * die_px for o in out):
+            out.append(replace(read[0], center=at, size=die_px))
     return out
 
 
 def _read_in_top_view(frame: np.ndarray, pose: BoardPose, camera: tuple[float, float, float],
                       at: tuple[float, float], reader: DiceReader, die_mm: float,
-                      die_px: float) -> tuple[int, tuple[float, float]] | None:
+                      die_px: float) -> tuple[DieReading, tuple[float, float]] | None:
     """The die reported at frame px ``at`` read in the top view of its tops' plane at
-    :data:`TOP_VIEW_STEPS` away from the camera's foot (:func:`_agreed`): its value and
-    the frame px of the first point that reads it; else None."""
+    :data:`TOP_VIEW_STEPS` away from the camera's foot (:func:`_agreed`): its reading
+    and the frame px of the first point that reads it; else None."""
     view = top_view(frame, pose, camera, at, die_mm, die_px / die_mm,
                     int(round(TOP_VIEW_DICE_ACROSS * die_px)))
     if view is None:
@@ -173,13 +246,11 @@ def _read_in_top_view(frame: np.ndarray, pose: BoardPose, camera: tuple[float, f
 
 
 def _agreed(img: np.ndarray, points: list[tuple[float, float]], reader: DiceReader,
-            die_px: float) -> tuple[int, tuple[float, float]] | None:
-    """The value read clearly (:meth:`DiceReader.read_at`) at :data:`TOP_REREAD_AGREE`
-    or more of ``points`` of ``img`` and at none another, with the first point that
-    reads it; else None."""
-    reads = [(r.value, p) for p in points if (r := reader.read_at(img, p[0], p[1], die_px)) is not None]
-    if len(reads) >= TOP_REREAD_AGREE and len({v for v, _ in reads}) == 1:
-        value = reads[0][0]
-        assert value is not None  # read_at gives only dice read as a value
-        return value, reads[0][1]
+            die_px: float) -> tuple[DieReading, tuple[float, float]] | None:
+    """The reading of a value read clearly (:meth:`DiceReader.read_at`) at
+    :data:`TOP_REREAD_AGREE` or more of ``points`` of ``img`` and at none another, at
+    the first point that reads it, with that point; else None."""
+    reads = [(r, p) for p in points if (r := reader.read_at(img, p[0], p[1], die_px)) is not None]
+    if len(reads) >= TOP_REREAD_AGREE and len({r.value for r, _ in reads}) == 1:
+        return reads[0]
     return None

@@ -329,3 +329,17 @@ def test_a_two_proposed_on_one_pip_is_read_as_a_two(monkeypatch: pytest.MonkeyPa
     reader.one_check_reach = 0.0
     assert [s[2] for s in _read_proposed(monkeypatch, img, pip, 0.6, reader=reader)] == [1]
     _both_read(_read_proposed(monkeypatch, img, pip, 0.6), ((300.0, 240.0), 2))
+
+
+def test_surest_at_screens_points_for_a_die() -> None:
+    """Of points round a die, those on it read surely as its value come first; points
+    on the plain table are not read as a value at all."""
+    img, a, b = _pair(5, 3, 0.0)
+    reader = DiceReader()
+    points = [(a[0] + 0.05 * DIE, a[1]), (b[0], b[1] + 0.05 * DIE), (100.0, 100.0),
+              (550.0, 400.0)]
+    surest = reader.surest_at(img, points, DIE, 4, 0.9)
+    assert set(surest) == {0, 1}
+    assert reader.surest_at(img, points, DIE, 1, 0.9) == surest[:1]
+    assert reader.surest_at(img, points[2:], DIE, 4, 0.5) == []
+    assert reader.surest_at(img, [], DIE, 4, 0.9) == []
