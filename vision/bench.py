@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 import cv2
 import numpy as np
@@ -55,8 +55,11 @@ def bench_scene(board: Board, board_image: np.ndarray, seed: int, i: int, *,
                        board_px_per_mm=BOARD_PX_PER_MM, **scene_kw)
 
 
+RollVerdict = Literal["right", "again", "wrong"]
+
+
 def roll_verdict(truth: list[tuple[int, tuple[float, float]]], found: list[DieReading],
-                 expected: int | None) -> str:
+                 expected: int | None) -> RollVerdict:
     """How the table takes one frame's dice as a roll: "right" (every die read with its
     value and nothing else seen), "again" (:attr:`vision.dice.settle.Roll.problem` asks
     for the roll again: a die unclear, or not as many dice as ``expected``) or "wrong"
@@ -104,7 +107,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     right = wrong = unclear = missing = total = found = 0
     dice_right = dice_wrong = dice_null = dice_false = dice_total = dice_in_area = 0
     cocked_numbered = cocked_null = cocked_total = 0
-    rolls = {"right": 0, "again": 0, "wrong": 0}
+    rolls: dict[RollVerdict, int] = {"right": 0, "again": 0, "wrong": 0}
     ms_tokens: list[float] = []
     ms_all: list[float] = []
     cpu_tokens: list[float] = []  # CPU time of this thread: what the frame costs one core
