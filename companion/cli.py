@@ -444,6 +444,8 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
     vis.add_argument("--plain-sides", action="store_true",
                      help="the flat dice's side faces drawn without pips, as before "
                           "2026-11-29 (comparable with older figures)")
+    vis.add_argument("--no-tilt-check", action="store_true",
+                     help="the dice read without the table's check for cocked dice")
     vis.add_argument("--dice-not-told", action="store_true",
                      help="the dice reader is not told how many dice were rolled (no search "
                           "for a missing one)")
@@ -524,6 +526,7 @@ def _run_bench_vision(args: argparse.Namespace) -> int:
                  side_mm=args.side_mm, height_mm=args.height_mm, as_json=args.json,
                  hide_corner=args.hide_corner, dice_touching=args.dice_touching,
                  dice_told=not args.dice_not_told, dice_cocked=args.dice_cocked,
+                 tilt_check=not args.no_tilt_check,
                  plain_sides=args.plain_sides)
     return 0
 

@@ -85,7 +85,8 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
                  side_mm: float = 10.0, height_mm: float = 0.0,
                  as_json: bool = False, hide_corner: bool = False,
                  dice_touching: bool = False, dice_told: bool = True,
-                 dice_cocked: bool = False, plain_sides: bool = False) -> dict[str, Any]:
+                 dice_cocked: bool = False, plain_sides: bool = False,
+                 tilt_check: bool = True) -> dict[str, Any]:
     """Run the benchmark; print and return the figures.
 
     ``hide_corner`` puts a hand over one corner marker in every scene (scene i:
@@ -98,7 +99,8 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     at all, and is counted apart (given a number, unreadable, not seen).
     ``plain_sides`` draws the flat dice's side faces without pips, as the scenes were
     drawn before 2026-11-29 (``table_scene(side_pips=False)``; figures comparable with
-    the older entries of docs/dice-history.md).
+    the older entries of docs/dice-history.md). ``tilt_check=False`` reads the dice
+    without the table's check for cocked dice (``vision.dice.tilt_check``, rule 61).
     """
     cv2.setNumThreads(1)
     board = board or demo_board()
@@ -148,7 +150,8 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
             try:
                 t2 = time.perf_counter()
                 dice = read_dice(sc.image, board, pose,
-                                 expected=len(sc.dice) if dice_told else None)
+                                 expected=len(sc.dice) if dice_told else None,
+                                 tilt_check=tilt_check)
                 ms_all.append(ms_tokens[-1] + 1000 * (time.perf_counter() - t2))
             except Exception as exc:  # noqa: BLE001 - report, go on without dice
                 dice_error = f"{type(exc).__name__}: {exc}"
@@ -182,7 +185,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         "board": board.name, "scenes": scenes, "seed": seed, "riders": total,
         "token_side_mm": side_mm, "token_height_mm": height_mm, "hide_corner": hide_corner,
         "dice_touching": dice_touching, "dice_told": dice_told, "dice_cocked": dice_cocked,
-        "plain_sides": plain_sides,
+        "plain_sides": plain_sides, "tilt_check": tilt_check,
         "board_found_pct": pct(found, scenes),
         "right_pct": pct(right, total), "wrong_pct": pct(wrong, total),
         "unclear_pct": pct(unclear, total), "missing_pct": pct(missing, total),
@@ -227,7 +230,8 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
         + (", a hand over one corner marker in every scene" if hide_corner else "")
         + (", the dice touching" if dice_touching else "")
         + (", the second die cocked" if dice_cocked else "")
-        + (", the dice's side faces plain" if plain_sides else "") + "\n"
+        + (", the dice's side faces plain" if plain_sides else "")
+        + (", no tilt check" if not tilt_check else "") + "\n"
         f"  board found {res['board_found_pct']}%\n"
         f"  riders: right {res['right_pct']}%, wrong {res['wrong_pct']}%, "
         f"unclear {res['unclear_pct']}%, missing {res['missing_pct']}%\n"

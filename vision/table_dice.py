@@ -20,6 +20,7 @@ from companion.boards import Board
 from vision.board import BoardPose, camera_centre
 from vision.dice.neighbours import grid_points
 from vision.dice.reader import DiceReader, DieReading, default_reader
+from vision.dice.tilt_check import TiltCheck, default_tilt_check
 from vision.top_view import top_view
 
 #: How far past the dice area a die may lie and still count (in dice): a die
@@ -95,8 +96,8 @@ def dice_region(board: Board, pose: BoardPose, frame_size: tuple[int, int],
 
 
 def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm: float = 16.0,
-                    reader: DiceReader | None = None, expected: int | None = None
-                    ) -> list[DieReading]:
+                    reader: DiceReader | None = None, expected: int | None = None,
+                    tilt_check: TiltCheck | bool = True) -> list[DieReading]:
     """The dice of a roll: those in the board's dice area, or in the whole frame.
 
     In the dice area, only dice whose centre lies within the area (plus
@@ -108,7 +109,10 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     ``null`` from the side is read again at its top face
     (:func:`read_nulls_at_their_tops`); reading fewer dice than ``expected``, the
     die touching a lone one is looked for in the top view round it
-    (:func:`find_beside_in_top_view`).
+    (:func:`find_beside_in_top_view`). Last, each die read with a value and seen
+    nearly straight down is checked for lying cocked (``tilt_check``: True the
+    shared :class:`~vision.dice.tilt_check.TiltCheck`, False none; rule 61) and
+    reported unreadable if it does.
     """
     reader = reader or default_reader()
     h, w = frame.shape[:2] if getattr(frame, "ndim", 0) >= 2 else (0, 0)
@@ -132,7 +136,8 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     if expected is not None and 0 < len(found) < expected:
         found = find_beside_in_top_view(frame, pose, found, reader, die_mm, region.die_px,
                                         expected)
-    return found
+    check = default_tilt_check() if tilt_check is True else tilt_check or None
+    return check.check(frame, pose, found, die_mm) if check is not None and found else found
 
 
 def read_nulls_at_their_tops(frame: np.ndarray, pose: BoardPose, found: list[DieReading],

@@ -244,3 +244,14 @@ def test_bench_vision_plain_sides(capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(capsys.readouterr().out)["plain_sides"] is False
     assert main(["bench", "vision", "--scenes", "1", "--plain-sides"]) == 0
     assert "the dice's side faces plain" in capsys.readouterr().out
+
+
+def test_bench_vision_without_the_tilt_check(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--no-tilt-check`` reads the dice without the table's check for cocked dice
+    (rule 61) and says so in the figures."""
+    assert main(["bench", "vision", "--scenes", "1", "--no-tilt-check", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tilt_check"] is False
+    assert main(["bench", "vision", "--scenes", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tilt_check"] is True
+    assert main(["bench", "vision", "--scenes", "1", "--no-tilt-check"]) == 0
+    assert "no tilt check" in capsys.readouterr().out

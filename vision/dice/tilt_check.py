@@ -1,0 +1,149 @@
+"""Is a die read at the table lying flat? A check for cocked dice that knows the tilt.
+
+From the camera alone, a die lying flat seen from 30 degrees looks much like a
+die tipped 30 degrees (cocked against another die or the tray's wall) seen
+from straight above: the face classifier cannot tell them apart, and taught
+to try it loses flat dice (rules 53 and 55 of docs/dice-history.md). At the
+table the board's pose tells where the camera is
+(:func:`vision.board.camera_centre`), so a die's neighbourhood can be redrawn
+as seen straight down onto the plane of the flat dice's top faces
+(:mod:`vision.top_view`): there a flat die's top is a square of the die's size
+whatever the camera's tilt, while a cocked die shows a squashed face and a
+second one beside it. A small network (``vision/models/dice_tilt.onnx``,
+trained by ``tools/train_dice_tilt.py`` on the synthetic table only) gives
+the probability that the die in such a view is cocked.
+
+Seen from far off straight down, a flat die's side faces show with their pips
+in the top view too, and the network then takes flat dice for cocked ones
+(rule 56); seen within :attr:`TiltCheck.max_view_deg` of straight down it
+does not, and there a numbered reading it takes for cocked at
+:attr:`TiltCheck.threshold` or more is reported unreadable instead (rule 61:
+``vision.table_dice.read_table_dice``).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.board import BoardPose, camera_centre
+from vision.dice.reading import DieReading
+from vision.top_view import top_view
+
+TILT_MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "dice_tilt.onnx"
+#: The top view's side in pixels, and a die's side in it.
+VIEW_SIZE = 48
+VIEW_PX_PER_DIE = 24.0
+#: The network's outputs: a flat die's value 1..6 at 0..5, then "cocked".
+COCKED = 6
+#: Views the network reads at once (the two dice of a roll).
+BATCH = 2
+#: The check's defaults (rule 61): P(cocked) at which a value is withheld, and how
+#: far off straight down (degrees) a die may be seen and still be checked.
+THRESHOLD = 0.9
+MAX_VIEW_DEG = 18.0
+
+
+def die_top_view(frame: np.ndarray, pose: BoardPose, camera: tuple[float, float, float],
+                 at_px: tuple[float, float], die_mm: float) -> np.ndarray | None:
+    """The network's input for a die reported at frame px ``at_px``: the plane of the
+    flat dice's tops (``die_mm`` up) seen straight down, :data:`VIEW_SIZE` px square,
+    :data:`VIEW_PX_PER_DIE` px a die, centred where the ray through ``at_px`` meets
+    it; None where the geometry fails."""
+    view = top_view(frame, pose, camera, at_px, die_mm, VIEW_PX_PER_DIE / die_mm, VIEW_SIZE)
+    return None if view is None else view.image
+
+
+def view_angle_deg(pose: BoardPose, camera: tuple[float, float, float],
+                   at_px: tuple[float, float]) -> float:
+    """How far off straight down (degrees) the camera sees frame px ``at_px``: the
+    angle of its ray from the board's normal; NaN where the geometry fails."""
+    b = pose.to_mm(np.array([at_px], float))[0]
+    fx, fy, height = camera
+    if not np.all(np.isfinite(b)) or not height > 0:
+        return math.nan
+    return math.degrees(math.atan2(math.hypot(b[0] - fx, b[1] - fy), height))
+
+
+class TiltCheck:
+    """The cocked-or-flat check of numbered readings at the table.
+
+    ``threshold``: the probability of "cocked" at which a reading's value is
+    withheld; ``max_view_deg``: dice seen farther off straight down are not
+    checked. The model is loaded on first use; a missing file raises
+    ``FileNotFoundError`` then.
+    """
+
+    def __init__(self, path: Path = TILT_MODEL_PATH, threshold: float = THRESHOLD,
+                 max_view_deg: float = MAX_VIEW_DEG) -> None:
+        self.path = Path(path)
+        self.threshold = threshold
+        self.max_view_deg = max_view_deg
+        self._net: cv2.dnn.Net | None = None
+        self._lock = threading.Lock()
+
+    def cocked_probability(self, views: np.ndarray) -> np.ndarray:
+        """P(cocked) of each top view (N x VIEW_SIZE x VIEW_SIZE x 3, BGR uint8). (The
+        mean over the view's four quarter turns separates flat and cocked dice no
+        better at the table and takes four times as long: rule 61.)"""
+        if len(views) == 0:
+            return np.zeros(0)
+        batch = list(views)
+        n = len(batch)
+        # Always whole batches of BATCH: OpenCV plans the net again for every new
+        # batch size (~10 ms).
+        batch += [batch[0]] * (-n % BATCH)
+        probs = []
+        with self._lock:
+            if self._net is None:
+                if not self.path.is_file():
+                    raise FileNotFoundError(f"dice tilt model not found: {self.path}")
+                self._net = cv2.dnn.readNetFromONNX(str(self.path))
+            for k in range(0, len(batch), BATCH):
+                self._net.setInput(cv2.dnn.blobFromImages(batch[k:k + BATCH], 1 / 255.0))
+                probs.append(np.asarray(self._net.forward(), np.float64).reshape(BATCH, -1))
+        return np.concatenate(probs)[:n, COCKED]
+
+    def check(self, frame: np.ndarray, pose: BoardPose, readings: list[DieReading],
+              die_mm: float) -> list[DieReading]:
+        """``readings`` with the value withheld (``None``) from each numbered die seen
+        within :attr:`max_view_deg` of straight down that the network takes for
+        cocked; unchanged where the camera's place is unknown."""
+        h, w = frame.shape[:2]
+        camera = camera_centre(pose, (w, h))
+        if camera is None:
+            return readings
+        at, views = [], []
+        for i, d in enumerate(readings):
+            if d.value is None or not view_angle_deg(pose, camera, d.center) < self.max_view_deg:
+                continue
+            view = die_top_view(frame, pose, camera, d.center, die_mm)
+            if view is not None:
+                at.append(i)
+                views.append(view)
+        if not views:
+            return readings
+        p = self.cocked_probability(np.stack(views))
+        out = list(readings)
+        for i, pi in zip(at, p, strict=True):
+            if pi >= self.threshold:
+                out[i] = replace(out[i], value=None)
+        return out
+
+
+_default: TiltCheck | None = None
+_default_lock = threading.Lock()
+
+
+def default_tilt_check() -> TiltCheck:
+    """The shared check with the committed model."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = TiltCheck()
+        return _default
