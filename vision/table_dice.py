@@ -111,7 +111,7 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     die touching a lone one is looked for in the top view round it
     (:func:`find_beside_in_top_view`). Last, each die read with a value and seen
     nearly straight down is checked for lying cocked (``tilt_check``: True the
-    shared :class:`~vision.dice.tilt_check.TiltCheck`, False none; rule 61) and
+    shared :class:`~vision.dice.tilt_check.TiltCheck`, False none; rule 61b) and
     reported unreadable if it does.
     """
     reader = reader or default_reader()

@@ -1,4 +1,4 @@
-"""The table's tilt check: dice seen nearly straight down, cocked ones withheld (rule 61)."""
+"""The table's tilt check: dice seen nearly straight down, cocked ones withheld (rule 61b)."""
 
 from __future__ import annotations
 

@@ -248,7 +248,7 @@ def test_bench_vision_plain_sides(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_bench_vision_without_the_tilt_check(capsys: pytest.CaptureFixture[str]) -> None:
     """``--no-tilt-check`` reads the dice without the table's check for cocked dice
-    (rule 61) and says so in the figures."""
+    (rule 61b) and says so in the figures."""
     assert main(["bench", "vision", "--scenes", "1", "--no-tilt-check", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["tilt_check"] is False
     assert main(["bench", "vision", "--scenes", "1", "--json"]) == 0
