@@ -50,6 +50,7 @@ from vision.dice.tilt_check import (  # noqa: E402
     TILT_MODEL_PATH,
     VIEW_SIZE,
     die_top_view,
+    view_angle_deg,
 )
 from vision.render import render_board  # noqa: E402
 from vision.synth import demo_board, random_riders, table_scene  # noqa: E402
@@ -63,10 +64,14 @@ NOMINAL_DIE_MM = 16.0
 CHUNK = 250
 
 
-def views_of_scenes(n: int, seed: int | list[int], touching: float) -> tuple[np.ndarray, np.ndarray]:
+def views_of_scenes(n: int, seed: int | list[int], touching: float,
+                    max_tilt_deg: float = 35.0, max_view_deg: float | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """Top views (N x VIEW_SIZE x VIEW_SIZE x 3 uint8) of the dice of ``n`` table
     scenes drawn from the random stream ``seed`` (an int or a sequence of them), and
-    their labels (a flat die's value - 1, or :data:`COCKED`)."""
+    their labels (a flat die's value - 1, or :data:`COCKED`). The camera is tilted up
+    to ``max_tilt_deg``; with ``max_view_deg`` only the views of dice seen within it
+    of straight down are kept (the random stream is drawn alike either way)."""
     board = demo_board()
     ppm = 2.5
     board_img = render_board(board, ppm)
@@ -78,7 +83,8 @@ def views_of_scenes(n: int, seed: int | list[int], touching: float) -> tuple[np.
                          n_dice=6, die_mm=float(rng.uniform(14.0, 18.0)),
                          dice_in_area=bool(rng.random() < 0.8), board_image=board_img,
                          board_px_per_mm=ppm, dice_touching=bool(rng.random() < touching),
-                         dice_cocked=(2, 3) if rng.random() < 0.5 else ())
+                         dice_cocked=(2, 3) if rng.random() < 0.5 else (),
+                         max_tilt_deg=max_tilt_deg)
         pose = locate_board(sc.image, board)
         h, w = sc.image.shape[:2]
         camera = camera_centre(pose, (w, h))
@@ -92,23 +98,28 @@ def views_of_scenes(n: int, seed: int | list[int], touching: float) -> tuple[np.
                 a = float(rng.uniform(0, 2 * math.pi))
                 at = (d.center[0] + off * math.cos(a), d.center[1] + off * math.sin(a))
                 view = die_top_view(sc.image, pose, camera, at, NOMINAL_DIE_MM)
+                if max_view_deg is not None and not (
+                        view_angle_deg(pose, camera, at) < max_view_deg):
+                    continue
                 if view is not None:
                     xs.append(view)
                     ys.append(COCKED if cocked else d.value - 1)
     return np.array(xs, np.uint8).reshape(-1, VIEW_SIZE, VIEW_SIZE, 3), np.array(ys, np.int64)
 
 
-def _chunk(job: tuple[int, int, int, float]) -> tuple[np.ndarray, np.ndarray]:
-    seed, k, n, touching = job
+def _chunk(job: tuple[int, int, int, float, float, float | None]
+           ) -> tuple[np.ndarray, np.ndarray]:
+    seed, k, n, touching, max_tilt_deg, max_view_deg = job
     cv2.setNumThreads(1)
-    return views_of_scenes(n, [seed, k], touching)
+    return views_of_scenes(n, [seed, k], touching, max_tilt_deg, max_view_deg)
 
 
-def all_views(scenes: int, seed: int, touching: float, workers: int
+def all_views(scenes: int, seed: int, touching: float, workers: int,
+              max_tilt_deg: float = 35.0, max_view_deg: float | None = None
               ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`views_of_scenes` of ``scenes`` scenes in chunks of :data:`CHUNK`, drawn by
     ``workers`` processes."""
-    jobs = [(seed, k, min(CHUNK, scenes - k * CHUNK), touching)
+    jobs = [(seed, k, min(CHUNK, scenes - k * CHUNK), touching, max_tilt_deg, max_view_deg)
             for k in range(-(-scenes // CHUNK))]
     if workers > 1:
         import multiprocessing
@@ -154,6 +165,10 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--touching", type=float, default=0.3,
                     help="share of the scenes whose first two dice lie face to face")
+    ap.add_argument("--max-tilt-deg", type=float, default=35.0,
+                    help="the scenes' camera tilted up to this (degrees)")
+    ap.add_argument("--max-view-deg", type=float, default=None,
+                    help="keep only the views of dice seen within this of straight down")
     ap.add_argument("--cache", type=Path, default=None,
                     help="an .npz of the views: read if it exists, else written")
     ap.add_argument("--workers", type=int, default=2, help="processes drawing the scenes")
@@ -171,7 +186,8 @@ def main() -> int:
         data = np.load(args.cache)
         views, labels = data["x"], data["y"]
     else:
-        views, labels = all_views(args.scenes, args.seed, args.touching, args.workers)
+        views, labels = all_views(args.scenes, args.seed, args.touching, args.workers,
+                                  args.max_tilt_deg, args.max_view_deg)
         if args.cache is not None:
             np.savez_compressed(args.cache, x=views, y=labels)
     print(f"{len(labels)} views, {int((labels == COCKED).sum())} cocked "

@@ -46,7 +46,7 @@ BATCH = 2
 #: The check's defaults (rule 61b): P(cocked) at which a value is withheld, and how
 #: far off straight down (degrees) a die may be seen and still be checked.
 THRESHOLD = 0.9
-MAX_VIEW_DEG = 18.0
+MAX_VIEW_DEG = 24.0
 
 
 def die_top_view(frame: np.ndarray, pose: BoardPose, camera: tuple[float, float, float],
