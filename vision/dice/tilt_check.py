@@ -17,7 +17,7 @@ Seen from far off straight down, a flat die's side faces show with their pips
 in the top view too, and the network then takes flat dice for cocked ones
 (rule 56); seen within :attr:`TiltCheck.max_view_deg` of straight down it
 does not, and there a numbered reading it takes for cocked at
-:attr:`TiltCheck.threshold` or more is reported unreadable instead (rule 61b:
+:attr:`TiltCheck.threshold` or more is reported unreadable instead (rules 61b and 61c:
 ``vision.table_dice.read_table_dice``).
 """
 
@@ -43,7 +43,7 @@ VIEW_PX_PER_DIE = 24.0
 COCKED = 6
 #: Views the network reads at once (the two dice of a roll).
 BATCH = 2
-#: The check's defaults (rule 61b): P(cocked) at which a value is withheld, and how
+#: The check's defaults (rules 61b, 61c): P(cocked) at which a value is withheld, and how
 #: far off straight down (degrees) a die may be seen and still be checked.
 THRESHOLD = 0.9
 MAX_VIEW_DEG = 24.0
