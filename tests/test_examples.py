@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 from pathlib import Path
@@ -59,3 +60,17 @@ def test_table_roll_takes_the_roll_at_rest(args: list[str],
     assert taken is not None, out
     assert taken.group(2, 3) == rest.group(1, 2)
     assert int(taken.group(1)) > example.TUMBLING        # not while the dice still turn
+
+
+def test_table_roll_asks_again_for_a_cocked_die(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 32, the second die cocked and seen nearly straight down: the table's tilt
+    check reports it unreadable and the roll is asked again; without the check the
+    die is read "6" and the roll taken."""
+    example = _load("table_roll")
+    assert example.main(["--seed", "32", "--cocked"]) == 0
+    assert "roll again" in capsys.readouterr().out.splitlines()[-1]
+    monkeypatch.setattr(example, "read_table_dice",
+                        functools.partial(example.read_table_dice, tilt_check=False))
+    assert example.main(["--seed", "32", "--cocked"]) == 1
+    assert "the cocked die was given a number" in capsys.readouterr().out
