@@ -43,6 +43,9 @@ import torch.nn.functional as F  # noqa: N812
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tools"))
+
+from train_dice_cls import Export  # noqa: E402
 
 from vision.board import camera_centre, locate_board  # noqa: E402
 from vision.dice.tilt_check import (  # noqa: E402
@@ -148,15 +151,6 @@ def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
         x = torch.flip(x, (3,))
     x = torch.rot90(x, int(torch.randint(4, (), generator=gen)), (2, 3))
     return x * (0.7 + 0.6 * torch.rand(len(x), 1, 1, 1, generator=gen))
-
-
-class Export(nn.Module):
-    def __init__(self, net: nn.Module) -> None:
-        super().__init__()
-        self.net = net
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.softmax(self.net(x), 1)
 
 
 def main() -> int:
