@@ -235,23 +235,20 @@ def test_bench_vision_cocked_dice(capsys: pytest.CaptureFixture[str]) -> None:
     assert "rolls, as the table takes them: right 0.0%" in text  # a cocked die: never right
 
 
-def test_bench_vision_plain_sides(capsys: pytest.CaptureFixture[str]) -> None:
-    """``--plain-sides`` draws the dice's side faces without pips (the render before
-    2026-11-29) and says so in the figures."""
-    assert main(["bench", "vision", "--scenes", "1", "--plain-sides", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["plain_sides"] is True
+@pytest.mark.parametrize(("flag", "key", "flagged", "said"), [
+    # the dice's side faces drawn without pips (the render before 2026-11-29)
+    ("--plain-sides", "plain_sides", True, "the dice's side faces plain"),
+    # the dice read without the table's check for cocked dice (rules 61b and 61c)
+    ("--no-tilt-check", "tilt_check", False, "no tilt check"),
+])
+def test_bench_vision_options_say_so_in_the_figures(
+        flag: str, key: str, flagged: bool, said: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--plain-sides`` and ``--no-tilt-check`` are in the JSON figures (as ``key``:
+    ``flagged`` with the option, the other way without) and in the text's first line."""
+    assert main(["bench", "vision", "--scenes", "1", flag, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[key] is flagged
     assert main(["bench", "vision", "--scenes", "1", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["plain_sides"] is False
-    assert main(["bench", "vision", "--scenes", "1", "--plain-sides"]) == 0
-    assert "the dice's side faces plain" in capsys.readouterr().out
-
-
-def test_bench_vision_without_the_tilt_check(capsys: pytest.CaptureFixture[str]) -> None:
-    """``--no-tilt-check`` reads the dice without the table's check for cocked dice
-    (rule 61b) and says so in the figures."""
-    assert main(["bench", "vision", "--scenes", "1", "--no-tilt-check", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["tilt_check"] is False
-    assert main(["bench", "vision", "--scenes", "1", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["tilt_check"] is True
-    assert main(["bench", "vision", "--scenes", "1", "--no-tilt-check"]) == 0
-    assert "no tilt check" in capsys.readouterr().out
+    assert json.loads(capsys.readouterr().out)[key] is (not flagged)
+    assert main(["bench", "vision", "--scenes", "1", flag]) == 0
+    assert said in capsys.readouterr().out
