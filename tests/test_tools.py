@@ -1,0 +1,43 @@
+"""The measuring tools in tools/ that need no training environment."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+TOOLS = Path(__file__).resolve().parent.parent / "tools"
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"tool_{name}", TOOLS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_audit_turns_each_rule_off_and_counts_what_changes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Scene 9 of `companion bench vision --seed 900 --dice-touching`: looking beside a
+    lone die finds the "3" touching the "4" (tests/vision/test_table_dice.py pins it),
+    so with that rule off the audit counts one die right fewer and one missed more,
+    one roll asked again; the same table comes back from the saved verdicts."""
+    audit = _load("audit_table_rules")
+    out = tmp_path / "audit.jsonl"
+    records = audit.audit(900, 10, "touching", out)
+    scene = records[9]
+    assert scene["all"]["dice"] == ["right", "right"]
+    assert scene["neighbour_probe"]["dice"][1] == "missed"
+    table = audit.summary(records).splitlines()
+    probe = next(line.split() for line in table if line.startswith("neighbour_probe"))
+    base = next(line.split() for line in table if line.startswith("all rules on"))
+    assert int(base[3]) == sum(r["all"]["dice"].count("right") for r in records)
+    right, missed, again = int(probe[1]), int(probe[4]), int(probe[10])
+    assert right <= -1 and missed >= 1 and again >= 1, probe
+    assert [json.loads(line) for line in out.read_text().splitlines()] == records
+    assert audit.main(["--summary", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == audit.summary(records)
