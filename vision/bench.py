@@ -100,7 +100,7 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
     ``plain_sides`` draws the flat dice's side faces without pips, as the scenes were
     drawn before 2026-11-29 (``table_scene(side_pips=False)``; figures comparable with
     the older entries of docs/dice-history.md). ``tilt_check=False`` reads the dice
-    without the table's check for cocked dice (``vision.dice.tilt_check``, rule 61b).
+    without the table's check for cocked dice (``vision.dice.tilt_check``, rules 61b, 61c and 62b).
     """
     cv2.setNumThreads(1)
     board = board or demo_board()

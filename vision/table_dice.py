@@ -110,9 +110,9 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     (:func:`read_nulls_at_their_tops`); reading fewer dice than ``expected``, the
     die touching a lone one is looked for in the top view round it
     (:func:`find_beside_in_top_view`). Last, each die read with a value and seen
-    nearly straight down is checked for lying cocked (``tilt_check``: True the
-    shared :class:`~vision.dice.tilt_check.TiltCheck`, False none; rules 61b and
-    61c) and reported unreadable if it does.
+    nearly straight down or from far off is checked for lying cocked
+    (``tilt_check``: True the shared :class:`~vision.dice.tilt_check.TiltCheck`,
+    False none; rules 61b, 61c and 62b) and reported unreadable if it does.
     """
     reader = reader or default_reader()
     h, w = frame.shape[:2] if getattr(frame, "ndim", 0) >= 2 else (0, 0)

@@ -18,7 +18,12 @@ in the top view too, and the network then takes flat dice for cocked ones
 (rule 56); seen within :attr:`TiltCheck.max_view_deg` of straight down it
 does not, and there a numbered reading it takes for cocked at
 :attr:`TiltCheck.threshold` or more is reported unreadable instead (rules 61b and 61c:
-``vision.table_dice.read_table_dice``).
+``vision.table_dice.read_table_dice``). The trouble lies between: from 24 to
+~36 degrees a flat die's side face in the top view is about as wide as a
+cocked die's second face. Seen from :attr:`TiltCheck.far_view_deg` or more it
+is a die wide and the network is sure of few flat dice: a numbered reading it
+takes for cocked at :attr:`TiltCheck.far_threshold` is withheld there too (rule
+62b); it also catches flat "1"s read "4" or "5" with their side faces' pips.
 """
 
 from __future__ import annotations
@@ -47,6 +52,9 @@ BATCH = 2
 #: far off straight down (degrees) a die may be seen and still be checked.
 THRESHOLD = 0.9
 MAX_VIEW_DEG = 24.0
+#: ... and for dice seen from far off (rule 62b): from this angle on, at this P(cocked).
+FAR_VIEW_DEG = 40.0
+FAR_THRESHOLD = 0.98
 
 
 def die_top_view(frame: np.ndarray, pose: BoardPose, camera: tuple[float, float, float],
@@ -74,16 +82,20 @@ class TiltCheck:
     """The cocked-or-flat check of numbered readings at the table.
 
     ``threshold``: the probability of "cocked" at which a reading's value is
-    withheld; ``max_view_deg``: dice seen farther off straight down are not
-    checked. The model is loaded on first use; a missing file raises
-    ``FileNotFoundError`` then.
+    withheld for a die seen within ``max_view_deg`` of straight down;
+    ``far_threshold``: the same for a die seen from ``far_view_deg`` or more
+    off straight down. Dice seen between are not checked. The model is loaded
+    on first use; a missing file raises ``FileNotFoundError`` then.
     """
 
     def __init__(self, path: Path = TILT_MODEL_PATH, threshold: float = THRESHOLD,
-                 max_view_deg: float = MAX_VIEW_DEG) -> None:
+                 max_view_deg: float = MAX_VIEW_DEG, far_view_deg: float = FAR_VIEW_DEG,
+                 far_threshold: float = FAR_THRESHOLD) -> None:
         self.path = Path(path)
         self.threshold = threshold
         self.max_view_deg = max_view_deg
+        self.far_view_deg = far_view_deg
+        self.far_threshold = far_threshold
         self._net: cv2.dnn.Net | None = None
         self._lock = threading.Lock()
 
@@ -112,26 +124,31 @@ class TiltCheck:
     def check(self, frame: np.ndarray, pose: BoardPose, readings: list[DieReading],
               die_mm: float) -> list[DieReading]:
         """``readings`` with the value withheld (``None``) from each numbered die seen
-        within :attr:`max_view_deg` of straight down that the network takes for
-        cocked; unchanged where the camera's place is unknown."""
+        within :attr:`max_view_deg` of straight down, or from :attr:`far_view_deg` or
+        more, that the network takes for cocked (at that band's bar); unchanged where
+        the camera's place is unknown."""
         h, w = frame.shape[:2]
         camera = camera_centre(pose, (w, h))
         if camera is None:
             return readings
-        at, views = [], []
+        at, bars, views = [], [], []
         for i, d in enumerate(readings):
-            if d.value is None or not view_angle_deg(pose, camera, d.center) < self.max_view_deg:
+            if d.value is None:
                 continue
-            view = die_top_view(frame, pose, camera, d.center, die_mm)
+            angle = view_angle_deg(pose, camera, d.center)
+            bar = (self.threshold if angle < self.max_view_deg else
+                   self.far_threshold if angle >= self.far_view_deg else None)
+            view = None if bar is None else die_top_view(frame, pose, camera, d.center, die_mm)
             if view is not None:
                 at.append(i)
+                bars.append(bar)
                 views.append(view)
         if not views:
             return readings
         p = self.cocked_probability(np.stack(views))
         out = list(readings)
-        for i, pi in zip(at, p, strict=True):
-            if pi >= self.threshold:
+        for i, bar, pi in zip(at, bars, p, strict=True):
+            if pi >= bar:
                 out[i] = replace(out[i], value=None)
         return out
 
