@@ -131,14 +131,18 @@ class TiltCheck:
         camera = camera_centre(pose, (w, h))
         if camera is None:
             return readings
-        at, bars, views = [], [], []
+        at: list[int] = []
+        bars: list[float] = []
+        views: list[np.ndarray] = []
         for i, d in enumerate(readings):
             if d.value is None:
                 continue
-            angle = view_angle_deg(pose, camera, d.center)
+            angle = view_angle_deg(pose, camera, d.center)  # NaN: neither band
             bar = (self.threshold if angle < self.max_view_deg else
                    self.far_threshold if angle >= self.far_view_deg else None)
-            view = None if bar is None else die_top_view(frame, pose, camera, d.center, die_mm)
+            if bar is None:
+                continue
+            view = die_top_view(frame, pose, camera, d.center, die_mm)
             if view is not None:
                 at.append(i)
                 bars.append(bar)
