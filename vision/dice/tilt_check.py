@@ -13,17 +13,18 @@ second one beside it. A small network (``vision/models/dice_tilt.onnx``,
 trained by ``tools/train_dice_tilt.py`` on the synthetic table only) gives
 the probability that the die in such a view is cocked.
 
-Seen from far off straight down, a flat die's side faces show with their pips
-in the top view too, and the network then takes flat dice for cocked ones
-(rule 56); seen within :attr:`TiltCheck.max_view_deg` of straight down it
-does not, and there a numbered reading it takes for cocked at
-:attr:`TiltCheck.threshold` or more is reported unreadable instead (rules 61b and 61c:
-``vision.table_dice.read_table_dice``). The trouble lies between: from 24 to
-~36 degrees a flat die's side face in the top view is about as wide as a
-cocked die's second face. Seen from :attr:`TiltCheck.far_view_deg` or more it
-is a die wide and the network is sure of few flat dice: a numbered reading it
-takes for cocked at :attr:`TiltCheck.far_threshold` is withheld there too (rule
-62b); it also catches flat "1"s read "4" or "5" with their side faces' pips.
+A flat die's side faces show in the top view too, with their pips, always on
+the camera's side of its top; a cocked die's second face lies wherever it
+leans. The view is therefore turned so that the camera's foot lies straight
+below (``die_top_view(aligned=True)``), and the network is taught views so
+turned (rule 63; the network before it saw them at any turn and took flat
+dice for cocked ones from ~24 degrees off straight down on, rule 56). A
+numbered reading it takes for cocked at :attr:`TiltCheck.threshold` is
+reported unreadable where the die is seen within :attr:`TiltCheck.max_view_deg`
+of straight down, and at :attr:`TiltCheck.far_threshold` from
+:attr:`TiltCheck.far_view_deg` on (``vision.table_dice.read_table_dice``);
+between, where it takes more flat dice for cocked, it is not asked. From far off it also catches flat "1"s read
+"4" or "5" with their side faces' pips (rule 62b).
 """
 
 from __future__ import annotations
@@ -48,23 +49,34 @@ VIEW_PX_PER_DIE = 24.0
 COCKED = 6
 #: Views the network reads at once (the two dice of a roll).
 BATCH = 2
-#: The check's defaults (rules 61b, 61c): P(cocked) at which a value is withheld, and how
+#: The check's defaults (rules 61b, 61c, 63): P(cocked) at which a value is withheld, and how
 #: far off straight down (degrees) a die may be seen and still be checked.
-THRESHOLD = 0.9
-MAX_VIEW_DEG = 24.0
-#: ... and for dice seen from far off (rule 62b): from this angle on, at this P(cocked).
+THRESHOLD = 0.98
+MAX_VIEW_DEG = 32.0
+#: ... and for dice seen from far off (rules 62b, 63): from this angle on, at this P(cocked).
 FAR_VIEW_DEG = 40.0
 FAR_THRESHOLD = 0.98
 
 
 def die_top_view(frame: np.ndarray, pose: BoardPose, camera: tuple[float, float, float],
-                 at_px: tuple[float, float], die_mm: float) -> np.ndarray | None:
+                 at_px: tuple[float, float], die_mm: float,
+                 aligned: bool = False) -> np.ndarray | None:
     """The network's input for a die reported at frame px ``at_px``: the plane of the
     flat dice's tops (``die_mm`` up) seen straight down, :data:`VIEW_SIZE` px square,
     :data:`VIEW_PX_PER_DIE` px a die, centred where the ray through ``at_px`` meets
-    it; None where the geometry fails."""
+    it; None where the geometry fails. ``aligned``: turned so that the camera's foot
+    lies straight below (a flat die's side faces then show at its bottom)."""
     view = top_view(frame, pose, camera, at_px, die_mm, VIEW_PX_PER_DIE / die_mm, VIEW_SIZE)
-    return None if view is None else view.image
+    if view is None:
+        return None
+    ux, uy = view.away
+    if not aligned or ux == uy == 0:
+        return view.image
+    c = (VIEW_SIZE - 1) / 2
+    rot = np.array([[-uy, ux], [-ux, -uy]])  # away -> (0, -1): straight up
+    m = np.hstack([rot, (np.array([c, c]) - rot @ np.array([c, c]))[:, None]])
+    return cv2.warpAffine(view.image, m, (VIEW_SIZE, VIEW_SIZE), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
 
 
 def view_angle_deg(pose: BoardPose, camera: tuple[float, float, float],
@@ -142,7 +154,7 @@ class TiltCheck:
                    self.far_threshold if angle >= self.far_view_deg else None)
             if bar is None:
                 continue
-            view = die_top_view(frame, pose, camera, d.center, die_mm)
+            view = die_top_view(frame, pose, camera, d.center, die_mm, aligned=True)
             if view is not None:
                 at.append(i)
                 bars.append(bar)
