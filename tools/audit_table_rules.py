@@ -38,7 +38,6 @@ import vision.bench as bench  # noqa: E402
 import vision.table_dice as table_dice  # noqa: E402
 from companion.boards import load_board  # noqa: E402
 from vision.board import locate_board  # noqa: E402
-from vision.dice.data import closest_pairs  # noqa: E402
 from vision.dice.reader import DiceReader, DieReading  # noqa: E402
 from vision.synth import Scene  # noqa: E402
 
@@ -89,19 +88,10 @@ def table_rule_off(name: str) -> Iterator[None]:
 
 def verdicts(sc: Scene, found: list[DieReading]) -> dict[str, Any]:
     """Each die's verdict as `companion bench vision` counts it, false dice, the roll."""
-    pairs = dict(closest_pairs([d.center for d in sc.dice], [r.center for r in found],
-                               bench.DICE_MATCH_PX))
-    dice = []
-    for i, d in enumerate(sc.dice):
-        got = found[pairs[i]].value if i in pairs else None
-        if d.value == 0:  # the truth says cocked: unreadable
-            dice.append("cocked_missed" if i not in pairs else
-                        "cocked_null" if got is None else "cocked_numbered")
-        else:
-            dice.append("missed" if i not in pairs else "right" if got == d.value else
-                        "null" if got is None else "wrong")
-    roll = bench.roll_verdict([(d.value, d.center) for d in sc.dice], found, len(sc.dice))
-    return {"dice": dice, "false": len(found) - len(pairs), "roll": roll,
+    truth = [(d.value, d.center) for d in sc.dice]
+    dice, false = bench.die_verdicts(truth, found)
+    return {"dice": dice, "false": false,
+            "roll": bench.roll_verdict(truth, found, len(sc.dice)),
             "read": [[r.value, round(r.center[0], 1), round(r.center[1], 1)] for r in found]}
 
 

@@ -56,6 +56,27 @@ def bench_scene(board: Board, board_image: np.ndarray, seed: int, i: int, *,
 
 
 RollVerdict = Literal["right", "again", "wrong"]
+DieVerdict = Literal["right", "wrong", "null", "missed", "cocked_numbered", "cocked_null",
+                     "cocked_missed"]
+
+
+def die_verdicts(truth: list[tuple[int, tuple[float, float]]], found: list[DieReading]
+                 ) -> tuple[list[DieVerdict], int]:
+    """Each true die's verdict among the readings ``found`` (paired closest first within
+    :data:`DICE_MATCH_PX`): "right", "wrong", "null" or "missed", and for a cocked die
+    (value 0 in ``truth``) "cocked_numbered", "cocked_null" or "cocked_missed"; and how
+    many readings are no die. ``truth`` is (value, centre px) per die."""
+    pairs = dict(closest_pairs([c for _, c in truth], [r.center for r in found], DICE_MATCH_PX))
+    verdicts: list[DieVerdict] = []
+    for i, (value, _) in enumerate(truth):
+        got = found[pairs[i]].value if i in pairs else None
+        if value == 0:  # the truth says cocked: unreadable
+            verdicts.append("cocked_missed" if i not in pairs else
+                            "cocked_null" if got is None else "cocked_numbered")
+        else:
+            verdicts.append("missed" if i not in pairs else "right" if got == value else
+                            "null" if got is None else "wrong")
+    return verdicts, len(found) - len(pairs)
 
 
 def roll_verdict(truth: list[tuple[int, tuple[float, float]]], found: list[DieReading],
@@ -158,23 +179,15 @@ def bench_vision(out: IO[str], *, scenes: int = 200, seed: int = 0, board: Board
                 read_dice = None
                 continue
             dice_in_area += bool(sc.params.get("dice_in_area"))
-            pairs = closest_pairs([d.center for d in sc.dice], [r.center for r in dice],
-                                   DICE_MATCH_PX)
-            cocked = [k for k, d in enumerate(sc.dice) if d.value == 0]  # truth: unreadable
-            dice_total += len(sc.dice) - len(cocked)
-            cocked_total += len(cocked)
-            for i, k in pairs:
-                got = dice[k].value
-                if i in cocked:
-                    cocked_numbered += got is not None
-                    cocked_null += got is None
-                elif got == sc.dice[i].value:
-                    dice_right += 1
-                elif got is None:
-                    dice_null += 1
-                else:
-                    dice_wrong += 1
-            dice_false += len(dice) - len(pairs)
+            verdicts, false = die_verdicts([(d.value, d.center) for d in sc.dice], dice)
+            cocked_total += sum(v.startswith("cocked") for v in verdicts)
+            dice_total += len(verdicts) - sum(v.startswith("cocked") for v in verdicts)
+            cocked_numbered += verdicts.count("cocked_numbered")
+            cocked_null += verdicts.count("cocked_null")
+            dice_right += verdicts.count("right")
+            dice_null += verdicts.count("null")
+            dice_wrong += verdicts.count("wrong")
+            dice_false += false
             rolls[roll_verdict([(d.value, d.center) for d in sc.dice], dice,
                                len(sc.dice) if dice_told else None)] += 1
 

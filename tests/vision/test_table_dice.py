@@ -620,12 +620,7 @@ _RULES_AT_THE_TABLE = [
 def _die_verdict(sc, found: list, die: int) -> str:  # type: ignore[no-untyped-def]
     """How die ``die`` of scene ``sc`` fared among the readings ``found``, as
     `companion bench vision` counts it: right, wrong, null or missed."""
-    pairs = dict(closest_pairs([d.center for d in sc.dice], [r.center for r in found],
-                               bench.DICE_MATCH_PX))
-    if die not in pairs:
-        return "missed"
-    got = found[pairs[die]].value
-    return "right" if got == sc.dice[die].value else "null" if got is None else "wrong"
+    return bench.die_verdicts([(d.value, d.center) for d in sc.dice], found)[0][die]
 
 
 @pytest.mark.parametrize(("setting", "off", "seed", "scene", "touching", "die", "with_it",

@@ -23,8 +23,9 @@ numbered reading it takes for cocked at :attr:`TiltCheck.threshold` is
 reported unreadable where the die is seen within :attr:`TiltCheck.max_view_deg`
 of straight down, and at :attr:`TiltCheck.far_threshold` from
 :attr:`TiltCheck.far_view_deg` on (``vision.table_dice.read_table_dice``);
-between, where it takes more flat dice for cocked, it is not asked. From far off it also catches flat "1"s read
-"4" or "5" with their side faces' pips (rule 62b).
+between, where it takes more flat dice for cocked, it is not asked. From far
+off it also catches flat "1"s read "4" or "5" with their side faces' pips
+(rule 62b).
 """
 
 from __future__ import annotations
