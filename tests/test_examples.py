@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
 import re
 from pathlib import Path
 from types import ModuleType
@@ -11,15 +10,11 @@ from types import ModuleType
 import cv2
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from tests.scripts import load_script
 
 
 def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("examples", name)
 
 
 def test_read_dice_reads_its_synthetic_photo(capsys: pytest.CaptureFixture[str]) -> None:
