@@ -38,5 +38,6 @@ def noise_sigma(img: np.ndarray) -> float:
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img
     resp = cv2.filter2D(grey, cv2.CV_16S, _KERNEL)
     # drop the border rows and columns of each band (their kernel saw the next band)
-    resp = resp.reshape(rows, _BAND, w)[:, 1:-1, 1:-1] if rows else resp[1:-1, 1:-1]
+    # (back to 2-D: OpenCV 5.1's norm takes a 3-D array's last axis for its channels)
+    resp = resp.reshape(rows, _BAND, w)[:, 1:-1, 1:-1].reshape(-1, w - 2) if rows else resp[1:-1, 1:-1]
     return float(math.sqrt(math.pi / 2) * cv2.norm(resp, cv2.NORM_L1) / (6 * resp.size))

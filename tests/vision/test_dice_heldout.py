@@ -16,6 +16,7 @@ from vision.dice.run import SetScore, bench_set
 # Measured with the committed models (companion bench dice --split heldout):
 #   matteop65  208 dice: right 100.0 %, wrong 0.0 % (0), images exact 100.0 % (69/69)
 #   nell-byler 433 dice: right  97.2 %, wrong 0.5 % (2), images exact 78.6 % (44/56)
+# (OpenCV 5.0; with 5.1, 2026-12-04: nell-byler 420 right, 2 wrong, 43/56 exact)
 # (2026-11-27, with the contrast view's second look; 96.8 % right without it, since
 # 2026-11-25, the 1.25-crop classifier; 100 / 0 / 98.6 and 94.7 / 0.5 / 66.1 before)
 MEASURED = {
