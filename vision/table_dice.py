@@ -119,11 +119,7 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
     region = dice_region(board, pose, (w, h), die_mm)
     if region is None:
         return reader.read(frame)
-    # The dice area is plain (nothing printed inside): the detector need only look
-    # round what stands out there (``vision.dice.spots``). The dice of a roll are
-    # one set, all ``die_mm`` across: a reading proposed far smaller is checked.
-    found = reader.read(frame, region.roi, die_px=region.die_px, plain=region.area_px,
-                        one_size=True, expected=expected)
+    found = read_dice_area(frame, region, reader, expected)
     if not found:
         return found
     assert board.dice_area_mm is not None
@@ -138,6 +134,19 @@ def read_table_dice(frame: np.ndarray, board: Board, pose: BoardPose, *, die_mm:
                                         expected)
     check = default_tilt_check() if tilt_check is True else tilt_check or None
     return check.check(frame, pose, found, die_mm) if check is not None and found else found
+
+
+def read_dice_area(frame: np.ndarray, region: DiceRegion, reader: DiceReader,
+                   expected: int | None = None) -> list[DieReading]:
+    """The reader's own readings in the dice area ``region``, before the table's
+    further looks (:func:`read_table_dice`'s first step).
+
+    The dice area is plain (nothing printed inside): the detector need only look
+    round what stands out there (``vision.dice.spots``). The dice of a roll are one
+    set, all one size: a reading proposed far smaller is checked.
+    """
+    return reader.read(frame, region.roi, die_px=region.die_px, plain=region.area_px,
+                       one_size=True, expected=expected)
 
 
 def read_nulls_at_their_tops(frame: np.ndarray, pose: BoardPose, found: list[DieReading],

@@ -18,7 +18,7 @@ from vision.dice.data import closest_pairs
 from vision.dice.reader import Candidate, DiceReader
 from vision.render import DICE_AREA_BGR, render_board
 from vision.synth import random_riders, table_scene
-from vision.table_dice import AREA_MARGIN_DICE, dice_region, read_table_dice
+from vision.table_dice import AREA_MARGIN_DICE, dice_region, read_dice_area, read_table_dice
 
 
 @pytest.fixture(scope="module")
@@ -572,11 +572,10 @@ def test_the_search_reports_no_one(board: Board, bench_board_image: np.ndarray) 
     assert region is not None
 
     def search(reader: DiceReader) -> list[int | None]:
-        return [d.value for d in reader.read(sc.image, region.roi, die_px=region.die_px,
-                                             plain=region.area_px, one_size=True,
-                                             expected=2)]
+        return [d.value for d in read_dice_area(sc.image, region, reader, expected=2)]
 
-    assert all(v is None or v in truth for v in search(DiceReader())), search(DiceReader())
+    values = search(DiceReader())
+    assert all(v is None or v in truth for v in values), values
     reader = DiceReader()
     reader.short_ones = True
     assert 1 in search(reader)
