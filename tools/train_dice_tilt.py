@@ -154,6 +154,34 @@ def tilt_net() -> nn.Module:
         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, COCKED + 1))
 
 
+def held_out_split(sizes: list[int], gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Indices (held out, trained on) of view sets of ``sizes`` laid end to end: a random
+    tenth of each set held out, so a set keeps the same tenth out whatever follows it
+    (the first set's is the one a run on it alone, with the same seed, held out)."""
+    held, train = [], []
+    start = 0
+    for n in sizes:
+        order = torch.randperm(n, generator=gen) + start
+        held.append(order[: n // 10])
+        train.append(order[n // 10:])
+        start += n
+    return torch.cat(held), torch.cat(train)
+
+
+def init_from_onnx(net: nn.Module, path: Path) -> None:
+    """Load the weights of an exported tilt network (``Export(tilt_net())``, whose
+    initializers are named ``net.<layer>.weight``) into ``net``."""
+    import onnx
+    from onnx import numpy_helper
+
+    inits = {i.name.removeprefix("net."): torch.from_numpy(numpy_helper.to_array(i).copy())
+             for i in onnx.load(str(path)).graph.initializer}
+    missing, unexpected = net.load_state_dict(inits, strict=False)
+    if missing or unexpected:
+        raise SystemExit(f"{path} is not a tilt network of this shape: missing {missing}, "
+                         f"unexpected {unexpected}")
+
+
 def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     """A batch turned by a multiple of 90 degrees, maybe mirrored, brightness 0.7-1.3."""
     if torch.rand((), generator=gen) < 0.5:
@@ -175,6 +203,12 @@ def main() -> int:
                     help="keep only the views of dice seen within this of straight down")
     ap.add_argument("--cache", type=Path, default=None,
                     help="an .npz of the views: read if it exists, else written")
+    ap.add_argument("--more", type=Path, action="append", default=[],
+                    help="another .npz of views (an earlier run's --cache) added to the "
+                         "data; each file keeps its own tenth out (repeatable)")
+    ap.add_argument("--init-onnx", type=Path, default=None,
+                    help="start from the weights of an exported tilt network "
+                         "(e.g. vision/models/dice_tilt.onnx) instead of at random")
     ap.add_argument("--workers", type=int, default=2, help="processes drawing the scenes")
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--batch", type=int, default=128)
@@ -194,14 +228,21 @@ def main() -> int:
                                   args.max_tilt_deg, args.max_view_deg)
         if args.cache is not None:
             np.savez_compressed(args.cache, x=views, y=labels)
+    parts = [(views, labels)]
+    for path in args.more:
+        data = np.load(path)
+        parts.append((data["x"], data["y"]))
+    views = np.concatenate([v for v, _ in parts])
+    labels = np.concatenate([lab for _, lab in parts])
     print(f"{len(labels)} views, {int((labels == COCKED).sum())} cocked "
           f"({time.time() - t0:.0f}s)", flush=True)
     x = torch.from_numpy(views).permute(0, 3, 1, 2).float().div(255.0).contiguous()
     y = torch.from_numpy(labels)
     gen = torch.Generator().manual_seed(args.seed)
-    order = torch.randperm(len(y), generator=gen)
-    held, train = order[: len(y) // 10], order[len(y) // 10:]
+    held, train = held_out_split([len(lab) for _, lab in parts], gen)
     net = tilt_net()
+    if args.init_onnx is not None:
+        init_from_onnx(net, args.init_onnx)
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
     budget = args.minutes * 60
     t0 = time.time()
