@@ -51,6 +51,10 @@ class BoardPose:
     # H_inv of the H it was computed from (the tokens reader asks for it per token).
     _inv: tuple[bytes, np.ndarray] | None = field(default=None, init=False, repr=False,
                                                   compare=False)
+    # camera_centre's answer for the H and frame size it was computed from (the table
+    # asks for it several times a frame: the dice area, the look beside, the tilt check).
+    _camera: tuple[bytes, tuple[int, int], tuple[float, float, float]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     @property
     def H_inv(self) -> np.ndarray:
@@ -358,9 +362,21 @@ def camera_centre(pose: BoardPose, image_size: tuple[int, int]) -> tuple[float, 
     the pose. ``image_size`` is (width, height). Seen nearly straight down the
     focal length cannot be told from the board; a usual lens
     (``DEFAULT_FOCAL_RATE`` frame widths) is assumed then. None without a board.
+    Remembered on ``pose`` for its ``H`` and this frame size.
     """
     if not pose.found or pose.H is None:
         return None
+    key = pose.H.tobytes()
+    size = (int(image_size[0]), int(image_size[1]))
+    if pose._camera is not None and pose._camera[:2] == (key, size):
+        return pose._camera[2]
+    centre = _camera_centre(pose, size)
+    pose._camera = (key, size, centre)
+    return centre
+
+
+def _camera_centre(pose: BoardPose, image_size: tuple[int, int]) -> tuple[float, float, float]:
+    """:func:`camera_centre` computed (``pose`` found, with its ``H``)."""
     w, h = image_size
     T = np.array([[1.0, 0, -(w - 1) / 2], [0, 1.0, -(h - 1) / 2], [0, 0, 1.0]])
     G = T @ pose.H_inv  # board mm -> image px centred on the principal point

@@ -179,3 +179,22 @@ def test_hidden_corner_at_high_tilt_owns_up_to_its_error(seed: int, corner: int)
     near = np.array([s.center_mm for s in board.spaces.values()], float)
     d = np.linalg.norm(near - (m.x_mm, m.y_mm), axis=1)
     assert sigma[d < 300].mean() > sigma[d > 700].mean()
+
+
+def test_camera_centre_is_remembered_for_its_homography_and_frame_size() -> None:
+    """The table asks for the camera's place several times a frame: the answer is kept
+    on the pose, and a new homography (the board moved) or frame size gives a new one."""
+    from vision.board import BoardPose, camera_centre
+
+    H = np.array([[0.5, 0.05, -300.0], [0.02, 0.6, -200.0], [1e-5, 2e-4, 1.0]])
+    pose = BoardPose(found=True, H=H.copy())
+    first = camera_centre(pose, (2028, 1520))
+    assert first is not None and pose._camera is not None
+    assert camera_centre(pose, (2028, 1520)) is first  # kept, not computed again
+    other_size = camera_centre(pose, (1014, 760))
+    assert other_size is not None and other_size != first
+    pose.H = H + np.array([[0, 0, 5.0], [0, 0, 0], [0, 0, 0]])
+    moved = camera_centre(pose, (2028, 1520))
+    assert moved is not None and moved != first
+    assert camera_centre(BoardPose(found=True, H=H.copy()), (2028, 1520)) == first
+    assert camera_centre(BoardPose(found=False), (2028, 1520)) is None
