@@ -176,6 +176,10 @@ def test_cli_bench_dice_on_synthetic_set(tmp_path: Path,
     assert len(recs) == 2
     assert recs[0]["name"] == "synthset (all)" and recs[0]["images"] == 3
     assert recs[0]["right"] + recs[0]["wrong"] + recs[0]["unread"] == recs[0]["found"]
+    assert recs[1]["host_main_pass_ms"] > 0  # the total says how fast the host is today
+    assert main(["bench", "dice", "--data", str(tmp_path), "--split", "all"]) == 0
+    human = capsys.readouterr().out.splitlines()
+    assert len(human) == 3 and human[2].startswith("host: the detector's main pass"), human
     assert main(["bench", "dice", "--data", str(tmp_path / "nothing")]) == 2
     # as many OpenCV threads as asked (a Pi 4 has 4 cores), the same readings
     try:
@@ -185,8 +189,9 @@ def test_cli_bench_dice_on_synthetic_set(tmp_path: Path,
     finally:
         cv2.setNumThreads(1)
     two = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [{k: v for k, v in r.items() if not k.startswith("ms")} for r in two] == [
-        {k: v for k, v in r.items() if not k.startswith("ms")} for r in recs]
+    def counts(r: dict[str, object]) -> dict[str, object]:
+        return {k: v for k, v in r.items() if not k.startswith(("ms", "host"))}
+    assert [counts(r) for r in two] == [counts(r) for r in recs]
     assert main(["bench", "dice", "--data", str(tmp_path), "--threads", "0"]) == 2
 
 

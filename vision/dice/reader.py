@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
@@ -237,6 +238,20 @@ class DiceReader(LookRound):
         return [self.decide(c) for c in self.candidates(frame, roi, die_px=die_px, plain=plain,
                                                         one_size=one_size, expected=expected)
                 if self.keeps(c)]
+
+    def main_pass_ms(self, repeats: int = 30) -> float:
+        """Median milliseconds of the detector's main pass on a fixed 640x480 frame
+        (seeded noise), with the calling thread's OpenCV threads: the reader's largest
+        step, timed alone, to tell how fast this host is today (``bench dice``'s host
+        line; docs/dice.md compares days by it)."""
+        frame = np.random.default_rng(0).integers(0, 256, (480, 640, 3), np.uint8)
+        self._forward(frame)  # the first pass plans the network
+        times = []
+        for _ in range(max(1, repeats)):
+            t0 = time.perf_counter()
+            self._forward(frame)
+            times.append(1000.0 * (time.perf_counter() - t0))
+        return float(np.median(times))
 
     def keeps(self, c: Candidate) -> bool:
         """Whether a candidate is reported: not "not a die"; a weak one only when read
