@@ -176,10 +176,11 @@ def test_cli_bench_dice_on_synthetic_set(tmp_path: Path,
     assert len(recs) == 2
     assert recs[0]["name"] == "synthset (all)" and recs[0]["images"] == 3
     assert recs[0]["right"] + recs[0]["wrong"] + recs[0]["unread"] == recs[0]["found"]
-    assert recs[1]["host_main_pass_ms"] > 0  # the total says how fast the host is today
+    # how fast the host was meanwhile: the main pass on a fixed frame after each image
+    assert all(r["host_main_pass_ms"] > 0 for r in recs)
     assert main(["bench", "dice", "--data", str(tmp_path), "--split", "all"]) == 0
     human = capsys.readouterr().out.splitlines()
-    assert len(human) == 3 and human[2].startswith("host: the detector's main pass"), human
+    assert len(human) == 2 and all(" ms/image (host main pass " in h for h in human), human
     assert main(["bench", "dice", "--data", str(tmp_path / "nothing")]) == 2
     # as many OpenCV threads as asked (a Pi 4 has 4 cores), the same readings
     try:

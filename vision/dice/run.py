@@ -165,6 +165,9 @@ class SetScore:
     false: int = 0
     exact: int = 0
     ms: list[float] = field(default_factory=list)
+    #: The detector's main pass on a fixed frame, timed after each image when asked
+    #: (``bench_set(time_host=True)``): how fast the host was meanwhile.
+    host_ms: list[float] = field(default_factory=list)
     #: Images left out of the counts, each with why (unreadable image, bad labels).
     skipped: list[str] = field(default_factory=list)
 
@@ -174,6 +177,7 @@ class SetScore:
                   "exact"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.ms.extend(other.ms)
+        self.host_ms.extend(other.host_ms)
         self.skipped.extend(other.skipped)
 
     def line(self) -> str:
@@ -187,6 +191,8 @@ class SetScore:
                 f"unread {self.unread}, missed {self.missed}, false {self.false}, "
                 f"images exactly right {self.exact} ({pct(self.exact, self.images)}), "
                 f"median {med:.1f} ms/image"
+                + (f" (host main pass {statistics.median(self.host_ms):.1f} ms)"
+                   if self.host_ms else "")
                 + (f", skipped {len(self.skipped)} (unreadable image or labels)"
                    if self.skipped else ""))
 
@@ -195,6 +201,8 @@ class SetScore:
         d = {k: getattr(self, k) for k in ("name", "images", "dice", "found", "right", "wrong",
                                            "unread", "missed", "false", "exact")}
         d["ms_median"] = round(statistics.median(self.ms), 2) if self.ms else 0.0
+        if self.host_ms:
+            d["host_main_pass_ms"] = round(statistics.median(self.host_ms), 2)
         d["skipped"] = len(self.skipped)
         return d
 
@@ -259,7 +267,7 @@ def shrink_to_die(img: np.ndarray, truth: list[LabelledDie],
 def bench_set(set_dir: Path, split: str, reader: DiceReader,
               resize: tuple[int, int] | None = None,
               errors_dir: Path | None = None, known_size: bool = False,
-              die_to: float | None = None) -> SetScore:
+              die_to: float | None = None, time_host: bool = False) -> SetScore:
     """Score ``reader`` on the images of one set in ``split``.
 
     With ``resize`` = (w, h) every image is first made a frame of that size (to
@@ -273,6 +281,9 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
     longer side), as the table knows it from the board. With ``die_to`` each image
     is first shrunk (never enlarged) so that die is ``die_to`` px, and read as the
     table reads its dice area: told the size, all dice one set (``one_size``).
+    With ``time_host`` the detector's main pass on a fixed frame is timed after
+    each image (:meth:`DiceReader.main_pass_ms`, ``SetScore.host_ms``): the host's
+    speed over the same minutes, by which times of different days compare.
     """
     if resize is not None and die_to is not None:
         raise ValueError("resize a frame or shrink its dice, not both")
@@ -300,6 +311,8 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
         t0 = time.perf_counter()
         seen = reader.read(img, die_px=die_px, one_size=die_to is not None)
         score.ms.append((time.perf_counter() - t0) * 1000)
+        if time_host:
+            score.host_ms.append(reader.main_pass_ms())
         right, wrong, unread, missed, false = match(truth, seen)
         score.images += 1
         score.dice += len(truth)
@@ -325,7 +338,9 @@ def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = Fa
                   errors_dir: Path | None = None, known_size: bool = False,
                   die_to: float | None = None, threads: int = 1) -> int:
     """Print one line per set (and a total) of the reader's scores on ``data_dir``,
-    read with ``threads`` OpenCV threads (1: the speed targets are for one core);
+    read with ``threads`` OpenCV threads (1: the speed targets are for one core),
+    each with the median time per image and the host's speed meanwhile (the
+    detector's main pass on a fixed frame, timed after each image);
     with ``errors_dir``, also draw the images not read exactly right into
     ``errors_dir/SET/`` (see :func:`bench_set`). Images that could not be scored
     are named on ``err`` (stderr by default); the status is then 1, else 0."""
@@ -343,20 +358,14 @@ def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = Fa
         if errors_dir is not None:
             set_errors = errors_dir / s.name
             set_errors.mkdir(parents=True, exist_ok=True)
-        sc = bench_set(s, split, rd, resize, set_errors, known_size, die_to)
+        sc = bench_set(s, split, rd, resize, set_errors, known_size, die_to, time_host=True)
         sc.name = (f"{s.name} ({split}" + (f", {resize[0]}x{resize[1]}" if resize else "")
                    + (f", dice shrunk to {die_to:g} px, read as the table"
                       if die_to is not None else "")
                    + (", known die size)" if known_size and die_to is None else ")"))
         total.add(sc)
         out.write((json.dumps(sc.as_dict()) if as_json else sc.line()) + "\n")
-    host_ms = rd.main_pass_ms()
-    if as_json:
-        out.write(json.dumps({**total.as_dict(), "host_main_pass_ms": round(host_ms, 2)}) + "\n")
-    else:
-        out.write(total.line() + "\n")
-        out.write(f"host: the detector's main pass on a 640x480 frame takes {host_ms:.1f} ms "
-                  "(median of 30; how fast this machine is today, docs/dice.md)\n")
+    out.write((json.dumps(total.as_dict()) if as_json else total.line()) + "\n")
     for why in total.skipped:
         err.write(f"skipped {why}\n")
     return 1 if total.skipped else 0
