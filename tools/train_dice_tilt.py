@@ -29,6 +29,11 @@ uses the last; the values keep the network looking at the top face). A tenth of 
 accuracy. Scenes come in chunks of 250 from the random streams ``[--seed, k]``
 (default seed 1000: the streams of `companion bench vision --seed 1000`'s first
 scenes; judge on other bench seeds).
+
+``--cache FILE`` keeps the drawn views (read if it exists); ``--more FILE`` adds
+the views of another run's cache (each file keeps its own tenth out, the first
+file's the same as a run on it alone); ``--init-onnx`` starts from an exported
+network instead of at random (a fine-tune).
 """
 
 from __future__ import annotations
