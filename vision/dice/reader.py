@@ -240,12 +240,12 @@ class DiceReader(LookRound):
                                                         one_size=one_size, expected=expected)
                 if self.keeps(c)]
 
-    def main_pass_ms(self, repeats: int = 1) -> float:
-        """Milliseconds of the detector's main pass on a fixed 640x480 frame (seeded
-        noise; the median of ``repeats``), with the calling thread's OpenCV threads:
-        the reader's largest step timed alone, to tell how fast this host is at the
-        moment (``bench dice`` times one after each image). It runs in a network
-        instance of its own, planned once, so the reader's own are not disturbed."""
+    def main_pass_ms(self) -> float:
+        """Milliseconds of one detector main pass on a fixed 640x480 frame (seeded
+        noise), with the calling thread's OpenCV threads: the reader's largest step
+        timed alone, to tell how fast this host is at the moment (``bench dice`` times
+        one after each image). It runs in a network instance of its own, planned
+        once, so the reader's own are not disturbed."""
         with self._lock:
             if self._probe is None:
                 frame = np.random.default_rng(0).integers(0, 256, (480, 640, 3), np.uint8)
@@ -254,13 +254,10 @@ class DiceReader(LookRound):
                 net.setInput(self._probe[1])
                 net.forward()  # the first pass plans the network
             net, blob = self._probe
-            times = []
-            for _ in range(max(1, repeats)):
-                t0 = time.perf_counter()
-                net.setInput(blob)
-                net.forward()
-                times.append(1000.0 * (time.perf_counter() - t0))
-        return float(np.median(times))
+            t0 = time.perf_counter()
+            net.setInput(blob)
+            net.forward()
+            return 1000.0 * (time.perf_counter() - t0)
 
     def keeps(self, c: Candidate) -> bool:
         """Whether a candidate is reported: not "not a die"; a weak one only when read
