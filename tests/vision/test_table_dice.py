@@ -591,8 +591,8 @@ def test_a_cocked_die_at_the_table_is_never_given_a_number(
     told (two dice): the cocked die is read "1" and "4" (scene 6's "3" is withheld
     since rule 63; 13.5 % of the cocked dice of fresh seeds 70/71 are given a number
     since rule 65, 19.25 % of seeds 68/69 since rule 64, 32.5 % of seeds 66/67 with
-    rule 63, 55-57 % before it; on the
-    render with plain sides, scenes 1, 3, 4 of seed 300 were read "4", "5" and "3")."""
+    rule 63, 55-57 % before it; on the render with plain sides, scenes 1, 3, 4 of
+    seed 300 were read "4", "5" and "3")."""
     numbered = []
     for scene in (0, 4, 6):
         sc = bench.bench_scene(board, bench_board_image, 900, scene, dice_cocked=(1,))
