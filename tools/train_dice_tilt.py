@@ -8,11 +8,13 @@ exist)::
 
     nice /tmp/trainvenv/bin/python tools/train_dice_tilt.py --scenes 2000 --minutes 10
 
-The committed model (rule 65 of docs/dice-history.md) is rule 64's trained on:
-``--cache A.npz --more B.npz --init-onnx dice_tilt.onnx --lr 1e-3 --minutes 45``,
-A the 72,000 views of ``--scenes 6000`` (seed 1000), B those of ``--scenes 6000
---seed 2000`` (19.8k steps on 2 threads); rule 64's was ``--scenes 6000 --minutes
-40`` (drawn in 28 minutes, 16.8k steps), rule 63's ``--scenes 3000 --minutes 15``.
+The committed model (rule 69 of docs/dice-history.md) is rule 65's trained on:
+``--cache A.npz --more B.npz --more C.npz --more D.npz --init-onnx dice_tilt.onnx
+--lr 1e-3 --minutes 45 --threads 2 --seed 1000``, A, B, C the 72,000 views each of
+``--scenes 6000`` at seeds 1000, 2000, 3000, D the 65,813 of ``--scenes 4000 --seed
+4000 --side-views 1.0`` (20.5k steps). Rule 65's was rule 64's trained on with A and
+B (19.8k steps); rule 64's ``--scenes 6000 --minutes 40`` (drawn in 28 minutes,
+16.8k steps), rule 63's ``--scenes 3000 --minutes 15``.
 Its views are turned so that the camera's foot lies below
 (``die_top_view(aligned=True)``): a flat die's side faces then always show at its
 bottom, a cocked die's second face anywhere; training turns them only by
@@ -27,9 +29,12 @@ face). The board is found in each frame as the table finds it
 twice in a top view of the nominal 16 mm die where the reader would report
 it: a flat die up to 0.2 die from its top face's centre, a cocked die up
 to 0.4 die from its cube's centre (the reader proposes it on one of the faces
-it shows). Labels: a flat die's value 1..6 at 0..5, cocked at 6 (the check
-uses the last; the values keep the network looking at the top face). A tenth of the views is kept out to report the
-accuracy. Scenes come in chunks of 250 from the random streams ``[--seed, k]``
+it shows); with ``--side-views`` also a flat die on its side faces toward the
+camera (:func:`side_face_point`, labelled cocked: the reader sometimes proposes
+a ``null`` there, and the table's re-reads can read a side face's pips).
+Labels: a flat die's value 1..6 at 0..5, cocked at 6 (the check uses the
+last; the values keep the network looking at the top face). A tenth of the
+views is kept out to report the accuracy. Scenes come in chunks of 250 from the random streams ``[--seed, k]``
 (default seed 1000: the streams of `companion bench vision --seed 1000`'s first
 scenes; judge on other bench seeds).
 
@@ -60,16 +65,18 @@ sys.path.insert(0, str(REPO / "tools"))
 
 from train_dice_cls import Export  # noqa: E402
 
-from vision.board import camera_centre, locate_board  # noqa: E402
+from vision.board import BoardPose, camera_centre, locate_board  # noqa: E402
 from vision.dice.tilt_check import (  # noqa: E402
     COCKED,
     TILT_MODEL_PATH,
+    VIEW_PX_PER_DIE,
     VIEW_SIZE,
     die_top_view,
     view_angle_deg,
 )
 from vision.render import render_board  # noqa: E402
 from vision.synth import demo_board, random_riders, table_scene  # noqa: E402
+from vision.top_view import top_view  # noqa: E402
 
 #: Views turned so the camera's foot lies below, as the check reads them (rule 63);
 #: TILT_ALIGNED=0 draws them as the network of rules 56-62b saw them (any turn).
@@ -79,23 +86,57 @@ ALIGNED = os.environ.get("TILT_ALIGNED", "1") == "1"
 NOMINAL_DIE_MM = 16.0
 
 
+#: Side-face views (rule 69): how far off a flat die's centre toward the camera (dice),
+#: and the last word of their random stream's seed.
+SIDE_OFF_MIN = 0.6
+SIDE_OFF_MAX = 1.1
+SIDE_STREAM = 7
+
 #: Scenes drawn from one random stream (``[seed, chunk]``): the data do not depend
 #: on how many workers draw them.
 CHUNK = 250
 
 
+def side_face_point(image: np.ndarray, pose: BoardPose, camera: tuple[float, float, float],
+                    centre: tuple[float, float], die_mm: float, rng: np.random.Generator
+                    ) -> tuple[float, float] | None:
+    """A frame px on the side faces a flat die (top face centred at frame px ``centre``,
+    ``die_mm`` across) shows toward the camera: in the plane of its top face,
+    :data:`SIDE_OFF_MIN` die or more off its centre toward the camera's foot, up to
+    where its side faces end (0.5 die + the die's height times the tangent of the
+    angle it is seen at, at most :data:`SIDE_OFF_MAX`), up to 0.25 die to either
+    side; None where the die is seen too steeply for that band to exist."""
+    angle = view_angle_deg(pose, camera, centre)
+    reach = min(SIDE_OFF_MAX, 0.5 + math.tan(math.radians(angle)))
+    if not reach > SIDE_OFF_MIN + 0.05:
+        return None
+    ppm = VIEW_PX_PER_DIE / NOMINAL_DIE_MM
+    view = top_view(image, pose, camera, centre, NOMINAL_DIE_MM, ppm, VIEW_SIZE)
+    if view is None or view.away == (0.0, 0.0):
+        return None
+    along = float(rng.uniform(SIDE_OFF_MIN, reach)) * die_mm * ppm
+    across = float(rng.uniform(-0.25, 0.25)) * die_mm * ppm
+    (ux, uy), (cx, cy) = view.away, view.centre
+    return view.frame_point(cx - along * ux - across * uy, cy - along * uy + across * ux)
+
+
 def views_of_scenes(n: int, seed: int | list[int], touching: float,
-                    max_tilt_deg: float = 35.0, max_view_deg: float | None = None
-                    ) -> tuple[np.ndarray, np.ndarray]:
+                    max_tilt_deg: float = 35.0, max_view_deg: float | None = None,
+                    side_views: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Top views (N x VIEW_SIZE x VIEW_SIZE x 3 uint8) of the dice of ``n`` table
     scenes drawn from the random stream ``seed`` (an int or a sequence of them), and
     their labels (a flat die's value - 1, or :data:`COCKED`). The camera is tilted up
     to ``max_tilt_deg``; with ``max_view_deg`` only the views of dice seen within it
-    of straight down are kept (the random stream is drawn alike either way)."""
+    of straight down are kept (the random stream is drawn alike either way). With
+    ``side_views`` > 0, that share of the flat dice also gives a view centred on its
+    side faces toward the camera (:func:`side_face_point`), labelled :data:`COCKED`
+    (a reading there must be withheld), drawn from a stream of its own so the other
+    views stay as they are without it."""
     board = demo_board()
     ppm = 2.5
     board_img = render_board(board, ppm)
     rng = np.random.default_rng(seed)
+    side_rng = np.random.default_rng([*np.atleast_1d(seed).tolist(), SIDE_STREAM])
     xs: list[np.ndarray] = []
     ys: list[int] = []
     for _ in range(n):
@@ -124,23 +165,33 @@ def views_of_scenes(n: int, seed: int | list[int], touching: float,
                 if view is not None:
                     xs.append(view)
                     ys.append(COCKED if cocked else d.value - 1)
+            if cocked or not side_rng.random() < side_views:
+                continue
+            on_side = side_face_point(sc.image, pose, camera, d.center, d.size_mm, side_rng)
+            if on_side is None or (max_view_deg is not None and not (
+                    view_angle_deg(pose, camera, on_side) < max_view_deg)):
+                continue
+            view = die_top_view(sc.image, pose, camera, on_side, NOMINAL_DIE_MM, ALIGNED)
+            if view is not None:
+                xs.append(view)
+                ys.append(COCKED)
     return np.array(xs, np.uint8).reshape(-1, VIEW_SIZE, VIEW_SIZE, 3), np.array(ys, np.int64)
 
 
-def _chunk(job: tuple[int, int, int, float, float, float | None]
+def _chunk(job: tuple[int, int, int, float, float, float | None, float]
            ) -> tuple[np.ndarray, np.ndarray]:
-    seed, k, n, touching, max_tilt_deg, max_view_deg = job
+    seed, k, n, touching, max_tilt_deg, max_view_deg, side_views = job
     cv2.setNumThreads(1)
-    return views_of_scenes(n, [seed, k], touching, max_tilt_deg, max_view_deg)
+    return views_of_scenes(n, [seed, k], touching, max_tilt_deg, max_view_deg, side_views)
 
 
 def all_views(scenes: int, seed: int, touching: float, workers: int,
-              max_tilt_deg: float = 35.0, max_view_deg: float | None = None
-              ) -> tuple[np.ndarray, np.ndarray]:
+              max_tilt_deg: float = 35.0, max_view_deg: float | None = None,
+              side_views: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """:func:`views_of_scenes` of ``scenes`` scenes in chunks of :data:`CHUNK`, drawn by
     ``workers`` processes."""
-    jobs = [(seed, k, min(CHUNK, scenes - k * CHUNK), touching, max_tilt_deg, max_view_deg)
-            for k in range(-(-scenes // CHUNK))]
+    jobs = [(seed, k, min(CHUNK, scenes - k * CHUNK), touching, max_tilt_deg, max_view_deg,
+             side_views) for k in range(-(-scenes // CHUNK))]
     if workers > 1:
         import multiprocessing
 
@@ -207,6 +258,9 @@ def main() -> int:
                     help="share of the scenes whose first two dice lie face to face")
     ap.add_argument("--max-tilt-deg", type=float, default=35.0,
                     help="the scenes' camera tilted up to this (degrees)")
+    ap.add_argument("--side-views", type=float, default=0.0,
+                    help="share of the flat dice also seen on their side faces toward the "
+                         "camera, labelled cocked (rule 69)")
     ap.add_argument("--max-view-deg", type=float, default=None,
                     help="keep only the views of dice seen within this of straight down")
     ap.add_argument("--cache", type=Path, default=None,
@@ -233,7 +287,7 @@ def main() -> int:
         views, labels = data["x"], data["y"]
     else:
         views, labels = all_views(args.scenes, args.seed, args.touching, args.workers,
-                                  args.max_tilt_deg, args.max_view_deg)
+                                  args.max_tilt_deg, args.max_view_deg, args.side_views)
         if args.cache is not None:
             np.savez_compressed(args.cache, x=views, y=labels)
     parts = [(views, labels)]

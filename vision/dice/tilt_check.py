@@ -27,7 +27,10 @@ a band between would not be asked. Since rule 64 (the network trained
 longer, on twice the scenes) the two meet at 40 degrees, both at 0.98:
 every numbered die is asked (rule 63's network took too many flat dice for
 cocked at 32-40 degrees to be asked there); rule 65's is rule 64's trained
-on, on twice the scenes. From far off it also catches
+on, on twice the scenes; rule 69's is rule 65's trained on, on more scenes
+and on views centred on flat dice's side faces toward the camera, taught as
+ones to withhold (a reading proposed there reads a side face's pips).
+From far off it also catches
 flat "1"s read "4" or "5" with their side faces' pips (rule 62b).
 """
 
