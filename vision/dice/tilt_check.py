@@ -63,6 +63,9 @@ MAX_VIEW_DEG = 40.0
 #: ... and for dice seen from far off (rules 62b, 63): from this angle on, at this P(cocked).
 FAR_VIEW_DEG = 40.0
 FAR_THRESHOLD = 0.98
+#: Rule 70: a value is withheld too where the network, reading the die's top face in the
+#: top view, gives the reader's value less than this share of its flat dice's probability.
+VALUE_BAR = 0.1
 
 
 def die_top_view(frame: np.ndarray, pose: BoardPose, camera: tuple[float, float, float],
@@ -103,18 +106,22 @@ class TiltCheck:
     ``threshold``: the probability of "cocked" at which a reading's value is
     withheld for a die seen within ``max_view_deg`` of straight down;
     ``far_threshold``: the same for a die seen from ``far_view_deg`` or more
-    off straight down. Dice seen between are not checked. The model is loaded
-    on first use; a missing file raises ``FileNotFoundError`` then.
+    off straight down. Dice seen between are not checked. ``value_bar``: a
+    checked die's value is withheld too where the network reads its top face
+    otherwise, giving the reader's value less than this share of its flat
+    probability (rule 70; 0 turns that off). The model is loaded on first use;
+    a missing file raises ``FileNotFoundError`` then.
     """
 
     def __init__(self, path: Path = TILT_MODEL_PATH, threshold: float = THRESHOLD,
                  max_view_deg: float = MAX_VIEW_DEG, far_view_deg: float = FAR_VIEW_DEG,
-                 far_threshold: float = FAR_THRESHOLD) -> None:
+                 far_threshold: float = FAR_THRESHOLD, value_bar: float = VALUE_BAR) -> None:
         self.path = Path(path)
         self.threshold = threshold
         self.max_view_deg = max_view_deg
         self.far_view_deg = far_view_deg
         self.far_threshold = far_threshold
+        self.value_bar = value_bar
         self._net: cv2.dnn.Net | None = None
         self._lock = threading.Lock()
 
@@ -122,8 +129,13 @@ class TiltCheck:
         """P(cocked) of each top view (N x VIEW_SIZE x VIEW_SIZE x 3, BGR uint8). (The
         mean over the view's four quarter turns separates flat and cocked dice no
         better at the table and takes four times as long: rule 61.)"""
+        return self.probabilities(views)[:, COCKED]
+
+    def probabilities(self, views: np.ndarray) -> np.ndarray:
+        """The network's outputs for each top view (N x VIEW_SIZE x VIEW_SIZE x 3, BGR
+        uint8): N x 7, P(a flat die showing 1..6) then P(cocked)."""
         if len(views) == 0:
-            return np.zeros(0)
+            return np.zeros((0, COCKED + 1))
         batch = list(views)
         n = len(batch)
         # Always whole batches of BATCH: OpenCV plans the net again for every new
@@ -138,14 +150,15 @@ class TiltCheck:
             for k in range(0, len(batch), BATCH):
                 self._net.setInput(cv2.dnn.blobFromImages(batch[k:k + BATCH], 1 / 255.0))
                 probs.append(np.asarray(self._net.forward(), np.float64).reshape(BATCH, -1))
-        return np.concatenate(probs)[:n, COCKED]
+        return np.concatenate(probs)[:n]
 
     def check(self, frame: np.ndarray, pose: BoardPose, readings: list[DieReading],
               die_mm: float) -> list[DieReading]:
         """``readings`` with the value withheld (``None``) from each numbered die seen
         within :attr:`max_view_deg` of straight down, or from :attr:`far_view_deg` or
-        more, that the network takes for cocked (at that band's bar); unchanged where
-        the camera's place is unknown."""
+        more, that the network takes for cocked (at that band's bar) or reads as
+        another value (:attr:`value_bar`); unchanged where the camera's place is
+        unknown."""
         h, w = frame.shape[:2]
         camera = camera_centre(pose, (w, h))
         if camera is None:
@@ -168,10 +181,13 @@ class TiltCheck:
                 views.append(view)
         if not views:
             return readings
-        p = self.cocked_probability(np.stack(views))
+        probs = self.probabilities(np.stack(views))
         out = list(readings)
-        for i, bar, pi in zip(at, bars, p, strict=True):
-            if pi >= bar:
+        for i, bar, p in zip(at, bars, probs, strict=True):
+            value = out[i].value
+            assert value is not None
+            flat = float(p[:COCKED].sum())
+            if p[COCKED] >= bar or p[value - 1] < self.value_bar * flat:
                 out[i] = replace(out[i], value=None)
         return out
 
