@@ -29,9 +29,16 @@ every numbered die is asked (rule 63's network took too many flat dice for
 cocked at 32-40 degrees to be asked there); rule 65's is rule 64's trained
 on, on twice the scenes; rule 69's is rule 65's trained on, on more scenes
 and on views centred on flat dice's side faces toward the camera, taught as
-ones to withhold (a reading proposed there reads a side face's pips).
-From far off it also catches
-flat "1"s read "4" or "5" with their side faces' pips (rule 62b).
+ones to withhold (a reading proposed there reads a side face's pips). From
+far off it also catches flat "1"s read "4" or "5" with their side faces'
+pips (rule 62b).
+
+The network also reads a flat die's value in the top view (its first six
+outputs), where the top face is a square and the side faces lie below it: a
+second opinion. A numbered die to which it gives the reader's value under
+:attr:`TiltCheck.value_bar` of its flat dice's probability is reported
+unreadable too (rule 70): mostly flat dice seen obliquely whose side face's
+pips the reader counted with the top's.
 """
 
 from __future__ import annotations
