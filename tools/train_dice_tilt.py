@@ -32,11 +32,12 @@ to 0.4 die from its cube's centre (the reader proposes it on one of the faces
 it shows); with ``--side-views`` also a flat die on its side faces toward the
 camera (:func:`side_face_point`, labelled cocked: the reader sometimes proposes
 a ``null`` there, and the table's re-reads can read a side face's pips).
-Labels: a flat die's value 1..6 at 0..5, cocked at 6 (the check uses the
-last; the values keep the network looking at the top face). A tenth of the
-views is kept out to report the accuracy. Scenes come in chunks of 250 from the random streams ``[--seed, k]``
-(default seed 1000: the streams of `companion bench vision --seed 1000`'s first
-scenes; judge on other bench seeds).
+Labels: a flat die's value 1..6 at 0..5, cocked at 6 (the check withholds
+on the last and, since rule 70, on a value read otherwise than the reader's).
+A tenth of the views is kept out to report the accuracy. Scenes come in
+chunks of 250 from the random streams ``[--seed, k]`` (default seed 1000: the
+streams of `companion bench vision --seed 1000`'s first scenes; judge on
+other bench seeds).
 
 ``--cache FILE`` keeps the drawn views (read if it exists); ``--more FILE`` adds
 the views of another run's cache (each file keeps its own tenth out, the first

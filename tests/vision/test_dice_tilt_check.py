@@ -1,5 +1,5 @@
 """The table's tilt check: dice seen nearly straight down or from far off, cocked ones
-withheld (rules 61b, 61c, 62)."""
+withheld (rules 61b, 61c, 62), and values the network reads otherwise (rule 70)."""
 
 from __future__ import annotations
 
