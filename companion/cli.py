@@ -473,6 +473,9 @@ def _add_bench_commands(bench_sub: argparse._SubParsersAction) -> None:
     dice.add_argument("--threads", type=int, default=1, metavar="N",
                       help="OpenCV threads (default 1: the targets are for one core; a Pi 4 "
                       "has 4)")
+    dice.add_argument("--label-fixes", nargs="?", const="default", default=None, metavar="FILE",
+                      help="score against the labels as corrected by a fix file (no FILE: "
+                      "the project's own, vision/dice/label_fixes.json; docs/dice.md)")
     dice.set_defaults(handler=_run_bench_dice)
     engine = bench_sub.add_parser("engine", help="rules engine speed: destinations, random races, bot races")
     engine.add_argument("--runs", type=int, default=200, help="repetitions of the destination search")
@@ -508,10 +511,14 @@ def _run_bench_dice(args: argparse.Namespace) -> int:
     if not 1 <= args.threads <= 64:
         raise CliError(f"--threads wants 1 to 64 threads, not {args.threads}")
     errors_dir = _output_dir(args.errors, "--errors")
+    fixes = None
+    if args.label_fixes is not None:
+        from vision.dice.label_fixes import DEFAULT_FIXES
+        fixes = DEFAULT_FIXES if args.label_fixes == "default" else Path(args.label_fixes)
     try:
         return bench_command(data, args.split, sys.stdout, as_json=args.json, resize=resize,
                              errors_dir=errors_dir, known_size=args.known_size,
-                             die_to=args.die_px, threads=args.threads)
+                             die_to=args.die_px, threads=args.threads, label_fixes=fixes)
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from exc
 

@@ -42,6 +42,7 @@ from vision.dice.data import (
     list_sets,
     read_labels,
 )
+from vision.dice.label_fixes import Box, LabelFix, apply_fixes, inside, load_fixes
 from vision.dice.reader import DiceReader, DieReading, default_reader
 from vision.dice.settle import Roll, RollSettler
 from vision.image_file import read_image
@@ -170,6 +171,9 @@ class SetScore:
     host_ms: list[float] = field(default_factory=list)
     #: Images left out of the counts, each with why (unreadable image, bad labels).
     skipped: list[str] = field(default_factory=list)
+    #: Label fixes applied (``bench_set(fixes=...)``, :mod:`vision.dice.label_fixes`);
+    #: None when scored against the labels as they are.
+    fixed: int | None = None
 
     def add(self, other: SetScore) -> None:
         """Add another set's counts to this one."""
@@ -179,6 +183,8 @@ class SetScore:
         self.ms.extend(other.ms)
         self.host_ms.extend(other.host_ms)
         self.skipped.extend(other.skipped)
+        if other.fixed is not None:
+            self.fixed = (self.fixed or 0) + other.fixed
 
     def line(self) -> str:
         """One human-readable summary line."""
@@ -193,6 +199,7 @@ class SetScore:
                 f"median {med:.1f} ms/image"
                 + (f" (host main pass {statistics.median(self.host_ms):.1f} ms)"
                    if self.host_ms else "")
+                + (f", label fixes {self.fixed}" if self.fixed is not None else "")
                 + (f", skipped {len(self.skipped)} (unreadable image or labels)"
                    if self.skipped else ""))
 
@@ -204,6 +211,8 @@ class SetScore:
         if self.host_ms:
             d["host_main_pass_ms"] = round(statistics.median(self.host_ms), 2)
         d["skipped"] = len(self.skipped)
+        if self.fixed is not None:
+            d["label_fixes"] = self.fixed
         return d
 
 
@@ -267,7 +276,8 @@ def shrink_to_die(img: np.ndarray, truth: list[LabelledDie],
 def bench_set(set_dir: Path, split: str, reader: DiceReader,
               resize: tuple[int, int] | None = None,
               errors_dir: Path | None = None, known_size: bool = False,
-              die_to: float | None = None, time_host: bool = False) -> SetScore:
+              die_to: float | None = None, time_host: bool = False,
+              fixes: dict[tuple[str, str], list[LabelFix]] | None = None) -> SetScore:
     """Score ``reader`` on the images of one set in ``split``.
 
     With ``resize`` = (w, h) every image is first made a frame of that size (to
@@ -284,6 +294,8 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
     With ``time_host`` the detector's main pass on a fixed frame is timed after
     each image (:meth:`DiceReader.main_pass_ms`, ``SetScore.host_ms``): the host's
     speed over the same minutes, by which times of different days compare.
+    With ``fixes`` (:func:`vision.dice.label_fixes.load_fixes`) each image's labels
+    are corrected first, and readings inside its ``ignore`` boxes are not scored.
     """
     if resize is not None and die_to is not None:
         raise ValueError("resize a frame or shrink its dice, not both")
@@ -304,6 +316,12 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
             truth = [LabelledDie(d.value, (d.box[0] + ox, d.box[1] + oy, d.box[2] + ox,
                                            d.box[3] + oy))
                      for d in read_labels(label_path_for(p), round(w * k), round(h * k))]
+            ignore: list[Box] = []
+            if fixes is not None:
+                fixed = apply_fixes(truth, fixes.get((set_dir.name, p.stem), []), scale=k,
+                                    offset=(ox, oy), where=str(label_path_for(p)))
+                truth, ignore = fixed.dice, fixed.ignore
+                score.fixed = (score.fixed or 0) + fixed.applied
         except LabelError as exc:
             score.skipped.append(str(exc))
             continue
@@ -313,6 +331,7 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
         score.ms.append((time.perf_counter() - t0) * 1000)
         if time_host:
             score.host_ms.append(reader.main_pass_ms())
+        seen = [s for s in seen if not any(inside(b, *s.center) for b in ignore)]
         right, wrong, unread, missed, false = match(truth, seen)
         score.images += 1
         score.dice += len(truth)
@@ -336,19 +355,23 @@ def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = Fa
                   reader: DiceReader | None = None,
                   resize: tuple[int, int] | None = None,
                   errors_dir: Path | None = None, known_size: bool = False,
-                  die_to: float | None = None, threads: int = 1) -> int:
+                  die_to: float | None = None, threads: int = 1,
+                  label_fixes: Path | None = None) -> int:
     """Print one line per set (and a total) of the reader's scores on ``data_dir``,
     read with ``threads`` OpenCV threads (1: the speed targets are for one core),
     each with the median time per image and the host's speed meanwhile (the
     detector's main pass on a fixed frame, timed after each image);
     with ``errors_dir``, also draw the images not read exactly right into
-    ``errors_dir/SET/`` (see :func:`bench_set`). Images that could not be scored
-    are named on ``err`` (stderr by default); the status is then 1, else 0."""
+    ``errors_dir/SET/`` (see :func:`bench_set`); with ``label_fixes``, a fix file
+    (:mod:`vision.dice.label_fixes`), score against the labels it corrects. Images
+    that could not be scored are named on ``err`` (stderr by default); the status
+    is then 1, else 0."""
     err = sys.stderr if err is None else err
     cv2.setNumThreads(threads)
     sets = list_sets(data_dir)
     if not sets:
         raise ValueError(f"no dice sets (SET/images/*.jpg) under {data_dir}")
+    fixes = load_fixes(label_fixes) if label_fixes is not None else None
     rd = reader or default_reader()
     # Warm up (first inference allocates).
     rd.read(np.zeros((480, 640, 3), np.uint8))
@@ -358,11 +381,13 @@ def bench_command(data_dir: Path, split: str, out: TextIO, *, as_json: bool = Fa
         if errors_dir is not None:
             set_errors = errors_dir / s.name
             set_errors.mkdir(parents=True, exist_ok=True)
-        sc = bench_set(s, split, rd, resize, set_errors, known_size, die_to, time_host=True)
+        sc = bench_set(s, split, rd, resize, set_errors, known_size, die_to, time_host=True,
+                       fixes=fixes)
         sc.name = (f"{s.name} ({split}" + (f", {resize[0]}x{resize[1]}" if resize else "")
                    + (f", dice shrunk to {die_to:g} px, read as the table"
                       if die_to is not None else "")
-                   + (", known die size)" if known_size and die_to is None else ")"))
+                   + (", known die size" if known_size and die_to is None else "")
+                   + (", labels fixed)" if fixes is not None else ")"))
         total.add(sc)
         out.write((json.dumps(sc.as_dict()) if as_json else sc.line()) + "\n")
     out.write((json.dumps(total.as_dict()) if as_json else total.line()) + "\n")

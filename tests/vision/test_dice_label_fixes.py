@@ -1,0 +1,152 @@
+"""Label fixes (``vision.dice.label_fixes``): corrections to the shared sets' labels, and
+``bench dice --label-fixes`` scoring against them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from vision.dice import DiceReader
+from vision.dice.data import LabelError, LabelledDie, default_data_dir, label_path_for, read_labels
+from vision.dice.label_fixes import DEFAULT_FIXES, apply_fixes, load_fixes
+from vision.dice.run import bench_set
+from vision.dice.synth import draw_die
+
+
+def _fix_file(tmp_path: Path, fixes: object) -> Path:
+    path = tmp_path / "fixes.json"
+    path.write_text(json.dumps({"fixes": fixes}))
+    return path
+
+
+def test_a_value_is_corrected_a_die_added_and_a_region_ignored(tmp_path: Path) -> None:
+    dice = [LabelledDie(2, (10, 10, 30, 30)), LabelledDie(6, (50, 10, 70, 30))]
+    path = _fix_file(tmp_path, [
+        {"set": "s", "image": "a", "die": 2, "was": 6, "value": 5, "why": "five pips"},
+        {"set": "s", "image": "a", "add": [100, 100, 120, 120], "value": 3, "why": "no box"},
+        {"set": "s", "image": "a", "ignore": [0, 200, 40, 240], "why": "in a hand"},
+        {"set": "s", "image": "b", "die": 1, "was": 1, "value": 2, "why": "another image"},
+    ])
+    fixes = load_fixes(path)
+    assert sorted(fixes) == [("s", "a"), ("s", "b")]
+    fixed = apply_fixes(dice, fixes[("s", "a")], scale=2.0, offset=(5.0, 0.0))
+    assert [d.value for d in fixed.dice] == [2, 5, 3]
+    assert fixed.dice[1].box == (50, 10, 70, 30)  # a label's box was mapped already
+    assert fixed.dice[2].box == (205.0, 200.0, 245.0, 240.0)  # a fix's box is mapped
+    assert fixed.ignore == [(5.0, 400.0, 85.0, 480.0)]
+    assert fixed.applied == 3
+    assert [d.value for d in dice] == [2, 6]  # the labels given are not changed
+
+
+def test_a_fix_that_no_longer_matches_its_labels_is_an_error(tmp_path: Path) -> None:
+    dice = [LabelledDie(4, (10, 10, 30, 30))]
+    stale = load_fixes(_fix_file(tmp_path, [
+        {"set": "s", "image": "a", "die": 1, "was": 6, "value": 5, "why": "x"}]))
+    with pytest.raises(LabelError, match="expects a labelled 6, the labels have 4"):
+        apply_fixes(dice, stale[("s", "a")], where="a.txt")
+    gone = load_fixes(_fix_file(tmp_path, [
+        {"set": "s", "image": "a", "die": 3, "was": 6, "value": 5, "why": "x"}]))
+    with pytest.raises(LabelError, match="no such die"):
+        apply_fixes(dice, gone[("s", "a")])
+
+
+@pytest.mark.parametrize(("fix", "says"), [
+    ({"image": "a", "die": 1, "was": 2, "value": 3, "why": "x"}, "'set' must be"),
+    ({"set": "s", "image": "a", "die": 1, "was": 2, "value": 3}, "'why' must be"),
+    ({"set": "s", "image": "a", "why": "x"}, "exactly one of"),
+    ({"set": "s", "image": "a", "die": 1, "add": [0, 0, 1, 1], "value": 3, "why": "x"}, "exactly one of"),
+    ({"set": "s", "image": "a", "die": 0, "was": 2, "value": 3, "why": "x"}, "1-based"),
+    ({"set": "s", "image": "a", "die": 1, "was": 2, "value": 7, "why": "x"}, "face value 1..6"),
+    ({"set": "s", "image": "a", "die": 1, "value": 3, "why": "x"}, "'was' must be"),
+    ({"set": "s", "image": "a", "add": [0, 0, 1], "value": 3, "why": "x"}, "a box is"),
+    ({"set": "s", "image": "a", "add": [5, 0, 1, 1], "value": 3, "why": "x"}, "x1 > x0"),
+    ({"set": "s", "image": "a", "ignore": [0, 0, 1, 1], "value": 3, "why": "x"}, "no value"),
+    ({"set": "s", "image": "a", "ignore": [0, 0, 1, 1], "why": "x", "colour": 1}, "unknown keys"),
+    ("not a fix", "a fix is an object"),
+])
+def test_a_malformed_fix_names_the_file_and_the_fix(tmp_path: Path, fix: object, says: str) -> None:
+    with pytest.raises(LabelError, match=says) as err:
+        load_fixes(_fix_file(tmp_path, [fix]))
+    assert "fixes.json: fix 1" in str(err.value)
+
+
+@pytest.mark.parametrize("text", ["", "[]", "{\"fixes\": 3}", "\xff\xfe"])
+def test_a_file_that_is_no_fix_file_is_an_error(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "fixes.json"
+    path.write_bytes(text.encode("latin-1"))
+    with pytest.raises(LabelError, match="fixes.json"):
+        load_fixes(path)
+    with pytest.raises(LabelError, match="not a readable"):
+        load_fixes(tmp_path / "missing.json")
+
+
+def _one_die_set(tmp_path: Path, label: str) -> Path:
+    """A set of one photo: a "5" in the middle and a "2" at the lower left, labelled ``label``."""
+    set_dir = tmp_path / "data" / "mini"
+    (set_dir / "images").mkdir(parents=True)
+    (set_dir / "labels").mkdir()
+    img = np.full((480, 640, 3), (170, 200, 225), np.uint8)
+    rng = np.random.default_rng(0)
+    draw_die(img, rng, 320, 240, 60, 5, angle=10, body=(235, 240, 240), pip=(20, 20, 20))
+    draw_die(img, rng, 100, 400, 60, 2, angle=20, body=(235, 240, 240), pip=(20, 20, 20))
+    cv2.imwrite(str(set_dir / "images" / "a.png"), img)
+    (set_dir / "labels" / "a.txt").write_text(label)
+    return set_dir
+
+
+def test_bench_scores_against_the_fixed_labels(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The "5" labelled "6" counts wrong against the labels and right once fixed; the "2"
+    without a box counts false, and not at all once its region is ignored."""
+    set_dir = _one_die_set(tmp_path, "5 0.5 0.5 0.1 0.125\n")
+    reader = DiceReader()
+    plain = bench_set(set_dir, "all", reader)
+    assert (plain.right, plain.wrong, plain.false, plain.exact, plain.fixed) == (0, 1, 1, 0, None)
+    fixes = load_fixes(_fix_file(tmp_path, [
+        {"set": "mini", "image": "a", "die": 1, "was": 6, "value": 5, "why": "five pips"},
+        {"set": "mini", "image": "a", "ignore": [60, 360, 140, 440], "why": "held in a hand"}]))
+    fixed = bench_set(set_dir, "all", reader, fixes=fixes)
+    assert (fixed.right, fixed.wrong, fixed.false, fixed.exact, fixed.fixed) == (1, 0, 0, 1, 2)
+    # a frame of another size: the fix's boxes follow the image into it
+    framed = bench_set(set_dir, "all", reader, resize=(1280, 1280), fixes=fixes)
+    assert (framed.right, framed.false, framed.exact) == (1, 0, 1)
+
+    path = _fix_file(tmp_path, [
+        {"set": "mini", "image": "a", "die": 1, "was": 6, "value": 5, "why": "five pips"},
+        {"set": "mini", "image": "a", "add": [70, 370, 130, 430], "value": 2, "why": "no box"}])
+    assert main(["bench", "dice", "--data", str(tmp_path / "data"), "--split", "all", "--json",
+                 "--label-fixes", str(path)]) == 0
+    rec = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert rec["name"] == "mini (all, labels fixed)"
+    assert (rec["dice"], rec["right"], rec["false"], rec["exact"], rec["label_fixes"]) == (2, 2, 0, 1, 2)
+    # a stale fix skips the image, named with why; a broken fix file is a clear error
+    stale = _fix_file(tmp_path, [{"set": "mini", "image": "a", "die": 1, "was": 3, "value": 5,
+                                  "why": "x"}])
+    assert main(["bench", "dice", "--data", str(tmp_path / "data"), "--split", "all",
+                 "--label-fixes", str(stale)]) == 1
+    assert "expects a labelled 3, the labels have 6" in capsys.readouterr().err
+    (tmp_path / "broken.json").write_text("{")
+    assert main(["bench", "dice", "--data", str(tmp_path / "data"), "--label-fixes",
+                 str(tmp_path / "broken.json")]) == 2
+    assert "not a readable JSON fix file" in capsys.readouterr().err
+
+
+def test_the_projects_fixes_match_the_shared_labels() -> None:
+    """Every fix of vision/dice/label_fixes.json applies to the labels as they are now."""
+    data = default_data_dir()
+    fixes = load_fixes(DEFAULT_FIXES)
+    assert fixes
+    for (set_name, stem), image_fixes in fixes.items():
+        image = data / set_name / "images" / f"{stem}.jpg"
+        if not image.is_file():
+            pytest.skip(f"dice photographs not found at {data} (set PELOTON_DICE_DATA)")
+        h, w = cv2.imread(str(image)).shape[:2]
+        dice = read_labels(label_path_for(image), w, h)
+        fixed = apply_fixes(dice, image_fixes, where=stem)
+        assert all(0 <= b[0] < b[2] <= w and 0 <= b[1] < b[3] <= h
+                   for b in [d.box for d in fixed.dice[len(dice):]] + fixed.ignore)
