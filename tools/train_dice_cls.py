@@ -551,6 +551,8 @@ def main() -> int:
     ap.add_argument("--detector", type=Path, default=None,
                     help="the detector whose proposals the real crops follow (default: committed)")
     ap.add_argument("--minutes", type=float, default=40.0)
+    ap.add_argument("--steps", type=int, default=0,
+                    help="train this many steps instead of --minutes (runs on a shared machine compare)")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--synth", type=int, default=700)
     ap.add_argument("--marbled", type=float, default=0.0,
@@ -668,8 +670,8 @@ def main() -> int:
     step = 0
     losses: list[float] = []
     accs: list[float] = []
-    while time.time() - t0 < budget:
-        frac = (time.time() - t0) / budget
+    while (step < args.steps) if args.steps else (time.time() - t0 < budget):
+        frac = step / args.steps if args.steps else (time.time() - t0) / budget
         lr = args.lr * min(1.0, step / 300) * 0.5 * (1 + math.cos(math.pi * frac))
         for g in opt.param_groups:
             g["lr"] = max(lr, 1e-5)
