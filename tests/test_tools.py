@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 
 from tests.scripts import load_script
@@ -36,3 +37,23 @@ def test_the_audit_turns_each_rule_off_and_counts_what_changes(
     assert [json.loads(line) for line in out.read_text().splitlines()] == records
     assert audit.main(["--summary", str(out)]) == 0
     assert capsys.readouterr().out.strip() == audit.summary(records)
+
+
+def test_the_renderer_develops_a_flat_tray_to_its_exposure_and_blurs_without_loss() -> None:
+    """`tools/render_dice_pbr.py` without Blender: a clean development exposes the
+    tray's median to sRGB 0.75 whatever the light's strength, and its blur keeps a
+    flat image flat and an impulse's total."""
+    render = _load("render_dice_pbr")
+    rng = np.random.default_rng(0)
+    for strength in (0.02, 0.3, 4.0):
+        lin = np.full((16, 16, 3), strength, np.float32)
+        out = render.develop(lin, rng, clean=True)
+        assert out.dtype == np.uint8 and out.shape == (16, 16, 3)
+        assert abs(int(np.median(out)) - 191) <= 1, (strength, np.median(out))
+    flat = np.full((9, 9, 3), 0.4)
+    assert np.allclose(render.gaussian_blur(flat, 1.2), 0.4)
+    impulse = np.zeros((21, 21, 1))
+    impulse[10, 10] = 1.0
+    blurred = render.gaussian_blur(impulse, 1.5)
+    assert abs(blurred.sum() - 1.0) < 1e-9 and blurred.max() < 0.2
+    assert blurred[10, 10] == blurred.max()

@@ -191,6 +191,27 @@ def photo_items(photos: list[Photo], background: int, zoom: int, rng: random.Ran
     return items
 
 
+def rendered_photos(dirs: list[Path]) -> list[Photo]:
+    """Scenes drawn by ``tools/render_dice_pbr.py`` (``scene_N.png`` with ``scene_N.json``
+    beside it) as labelled photos: each die's size is its silhouette's box, as a
+    photo's labels box a die."""
+    import json
+
+    out: list[Photo] = []
+    for d in dirs:
+        for js in sorted(d.glob("scene_*.json")):
+            img = cv2.imread(str(js.with_suffix(".png")))
+            if img is None:
+                continue
+            dice = []
+            for die in json.loads(js.read_text()):
+                x0, y0, x1, y1 = die["box"]
+                dice.append((die["center"][0], die["center"][1], int(die["value"]) - 1,
+                             max(x1 - x0, y1 - y0), None))
+            out.append(("rendered", js.stem, img, dice, []))
+    return out
+
+
 def twin_items(photos: list[Photo], rng: random.Random) -> list[Item]:
     """Each photographed die that the detector proposes and whose pips are found cleanly,
     once more with its centre pip taken away or added (``vision.dice.pip_twins``: 3 -> 2,
@@ -582,6 +603,10 @@ def main() -> int:
                     help="add each real die's twin with its centre pip taken away or added")
     ap.add_argument("--restyle", type=int, default=0, metavar="K",
                     help="add K restyled copies of each real die (new body and pip colours)")
+    ap.add_argument("--pbr", type=Path, action="append", default=[], metavar="DIR",
+                    help="scenes drawn by tools/render_dice_pbr.py (repeatable)")
+    ap.add_argument("--pbr-weight", type=float, default=0.15,
+                    help="share of each batch from the --pbr scenes (taken from the real photos' share)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     split = ap.add_mutually_exclusive_group()
@@ -653,6 +678,9 @@ def main() -> int:
     table = (table_items(args.table, args.seed + 11, touching=args.table_touching,
                          cocked=args.table_cocked)
              if args.table else [])
+    pbr = photo_items(rendered_photos(args.pbr), 2, 1, rng) if args.pbr else []
+    if args.pbr:
+        print(f"rendered crops: {len(pbr)}", flush=True)
     print(f"mined 'not a die' proposals: {sum(len(ph[4]) for ph in photos)}", flush=True)
     print(f"real crops {len(real)}, synthetic {len(syn)}, table {len(table)}, val photos {len(val)} "
           f"({time.time() - t0:.0f}s)", flush=True)
@@ -677,13 +705,15 @@ def main() -> int:
             g["lr"] = max(lr, 1e-5)
         nsyn = round(args.batch * (1.0 - args.real_weight))
         ntab = min(nsyn, round(args.batch * args.table_weight)) if table else 0
-        nreal = args.batch - nsyn
+        npbr = round(args.batch * args.pbr_weight) if pbr else 0
+        nreal = args.batch - nsyn - npbr
         nhard = round(nreal * args.hard)
         ridx = [rng.randrange(len(real)) for _ in range(nreal - nhard)]
         if nhard:
             ridx += [int(i) for i in np_rng.choice(len(real), nhard, p=hardness / hardness.sum())]
         picks = [real[i] for i in ridx] + \
-            [rng.choice(syn) for _ in range(nsyn - ntab)] + [rng.choice(table) for _ in range(ntab)]
+            [rng.choice(syn) for _ in range(nsyn - ntab)] + \
+            [rng.choice(table) for _ in range(ntab)] + [rng.choice(pbr) for _ in range(npbr)]
         crops, labels = zip(*(crop_aug(it, rng) for it in picks), strict=True)
         x = torch.from_numpy(np.stack(crops).astype(np.float32))
         y = torch.tensor(labels)
