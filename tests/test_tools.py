@@ -57,3 +57,55 @@ def test_the_renderer_develops_a_flat_tray_to_its_exposure_and_blurs_without_los
     blurred = render.gaussian_blur(impulse, 1.5)
     assert abs(blurred.sum() - 1.0) < 1e-9 and blurred.max() < 0.2
     assert blurred[10, 10] == blurred.max()
+
+
+def _render_like_scene(path: Path) -> None:
+    """A 256 px picture of two clean white dice, a "5" and a "3", in the renderer's
+    layout, labelled: the "5" right (opaque), the "3" boxed as a "4" (marbled) and a
+    marbled "2" where no die lies."""
+    import cv2
+
+    from vision.dice.synth import draw_die
+
+    img = np.full((256, 256, 3), 200, np.uint8)
+    rng = np.random.default_rng(3)
+    for x, v in ((70.0, 5), (180.0, 3)):
+        draw_die(img, rng, x, 128.0, 56.0, v, angle=8.0, body=(235, 235, 235), pip=(20, 20, 20),
+                 shadow=False)
+    cv2.imwrite(str(path.with_suffix(".png")), img)
+    dice = [{"value": 5, "box": [40, 98, 100, 158], "center": [70, 128], "kind": "opaque"},
+            {"value": 4, "box": [150, 98, 210, 158], "center": [180, 128], "kind": "marbled"},
+            {"value": 2, "box": [100, 10, 150, 60], "center": [125, 35], "kind": "marbled"}]
+    path.write_text(json.dumps(dice))
+
+
+def test_the_render_reader_counts_each_body_kind_as_the_dice_bench_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    renders = _load("eval_dice_renders")
+    _render_like_scene(tmp_path / "scene_00000.json")
+    assert renders.main([str(tmp_path), "--json"]) == 0
+    rows = {r["kind"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert rows["opaque"] == {"kind": "opaque", "dice": 1, "right": 1, "wrong": 0, "unread": 0,
+                              "missed": 0, "false": 0}
+    assert (rows["marbled"]["dice"], rows["marbled"]["wrong"], rows["marbled"]["missed"]) == (2, 1, 1)
+    assert rows["(none)"]["false"] == 0 and rows["all"]["dice"] == 3 and rows["all"]["right"] == 1
+
+
+def test_the_render_reader_refuses_what_is_not_a_scene(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    renders = _load("eval_dice_renders")
+    assert renders.main([str(tmp_path)]) == 2  # no scenes: said, not an empty table
+    assert "no scene_*.json" in capsys.readouterr().err
+    bad = tmp_path / "scene_00001.json"
+    bad.write_text('[{"value": 3}]')  # no box
+    with pytest.raises(ValueError, match="scene_00001.json: not a scene"):
+        renders.scene_dice(bad)
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="not a scene"):
+        renders.scene_dice(bad)
+    assert renders.main([str(tmp_path)]) == 2  # the whole run stops on it, saying which file
+    assert "scene_00001.json: not a scene" in capsys.readouterr().err
+    (tmp_path / "scene_00002.json").write_text("[]")
+    (tmp_path / "scene_00002.png").write_bytes(b"not a png")
+    with pytest.raises(ValueError, match="not a readable image"):
+        renders.tally_scene(renders.DiceReader(), tmp_path / "scene_00002.png", {})

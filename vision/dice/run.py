@@ -216,8 +216,9 @@ class SetScore:
         return d
 
 
-def match(truth: list[LabelledDie], seen: list[DieReading]) -> tuple[int, int, int, int, int]:
-    """Match readings to labelled dice: (right, wrong, unread, missed, false).
+def die_outcomes(truth: list[LabelledDie], seen: list[DieReading]) -> tuple[list[str], int]:
+    """Each labelled die's outcome ("right", "wrong", "unread" or "missed") and the
+    number of false dice (readings matching no labelled die).
 
     A reading matches a labelled die when its centre lies inside the die's box;
     each die and each reading is used at most once (closest centres first).
@@ -229,16 +230,18 @@ def match(truth: list[LabelledDie], seen: list[DieReading]) -> tuple[int, int, i
             if t.contains(*s.center):
                 pairs.append(((s.center[0] - tcx) ** 2 + (s.center[1] - tcy) ** 2, i, j))
     matched = closest_first(pairs)
-    right = wrong = unread = 0
+    outcomes = ["missed"] * len(truth)
     for i, j in matched:
         v = seen[j].value
-        if v is None:
-            unread += 1
-        elif v == truth[i].value:
-            right += 1
-        else:
-            wrong += 1
-    return right, wrong, unread, len(truth) - len(matched), len(seen) - len(matched)
+        outcomes[i] = "unread" if v is None else "right" if v == truth[i].value else "wrong"
+    return outcomes, len(seen) - len(matched)
+
+
+def match(truth: list[LabelledDie], seen: list[DieReading]) -> tuple[int, int, int, int, int]:
+    """Match readings to labelled dice (``die_outcomes``): (right, wrong, unread, missed, false)."""
+    outcomes, false = die_outcomes(truth, seen)
+    return (outcomes.count("right"), outcomes.count("wrong"), outcomes.count("unread"),
+            outcomes.count("missed"), false)
 
 
 def fit_frame(img: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float, int, int]:
