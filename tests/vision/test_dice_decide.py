@@ -1,12 +1,16 @@
-"""The reader's decision on a candidate (pure logic, no networks run)."""
+"""The reader's decision on a candidate (pure logic, no networks run), and the
+third look that may confirm one (which runs the classifier)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from vision.dice.reader import Candidate, default_reader
+from vision.dice.reader import Candidate, DiceReader, default_reader
+from vision.dice.reading import UNREADABLE
+from vision.dice.synth import draw_die
 
 
 def _cand(probs: list[float], not_die: float = 0.0, weak: bool = False,
@@ -129,3 +133,37 @@ def test_a_doubtful_value_confirmed_by_the_second_look_is_reported() -> None:
     assert reader.confirm_floor > 0.45
     assert reader.decide(_cand(below_floor, confirmed=True)).value is None
     assert reader.decide(_cand(fair, confirmed=True, blur=reader.blur_threshold + 1)).value is None
+
+
+def _doubtful_five(reader_probs_top: int = 4) -> tuple[np.ndarray, Candidate]:
+    """A plain white "5" drawn on wood, and a candidate for it whose first look was
+    in doubt (its most likely outcome index ``reader_probs_top`` at 0.6)."""
+    img = np.full((240, 320, 3), (150, 190, 225), np.uint8)
+    draw_die(img, np.random.default_rng(7), 160, 120, 44, 5, angle=10,
+             body=(235, 240, 240), pip=(20, 20, 20))
+    probs = [0.05] * 7
+    probs[reader_probs_top] = 0.6
+    probs[UNREADABLE] = 0.05
+    return img, Candidate(160.0, 120.0, 44.0, 0.9, tuple(probs))
+
+
+def test_the_zoom_look_confirms_a_doubtful_value_it_reads_surely() -> None:
+    """The third look (rule 72) reads a clear die surely at other crop sizes and
+    confirms the first look's value; off with ``zoom_look_sizes=()``."""
+    reader = default_reader()
+    img, cand = _doubtful_five()
+    assert reader.decide(cand).value is None
+    looked = reader._zoom_look([cand], [0], img, 0.0)[0]
+    assert looked.confirmed and reader.decide(looked).value == 5
+    off = DiceReader()
+    off.zoom_look_sizes = ()
+    assert not off._zoom_look([cand], [0], img, 0.0)[0].confirmed
+
+
+def test_the_zoom_look_never_changes_a_value() -> None:
+    """A first look in doubt about a "3" is not confirmed by a zoom look that reads a
+    "5": the third look only turns a ``null`` into the value already most likely."""
+    reader = default_reader()
+    img, cand = _doubtful_five(reader_probs_top=2)
+    looked = reader._zoom_look([cand], [0], img, 0.0)[0]
+    assert not looked.confirmed and reader.decide(looked).value is None

@@ -209,6 +209,15 @@ class DiceReader(LookRound):
         self.confirm_floor = 0.5
         self.confirm_unreadable = 0.1
         self.confirm_threshold = 0.8
+        #: A third look for a die still in doubt after the second (the same dice:
+        #: a value at ``confirm_floor`` up to ``value_threshold``, "unreadable" at
+        #: ``confirm_unreadable`` or less): the classifier reads it in crops of
+        #: these die sizes, each in all four views of ``VIEWS``, averaged; the
+        #: value is reported when that gives the same value at ``value_threshold``
+        #: or more. The crop's size is the detector's estimate of the die's, and a
+        #: doubtful marbled or translucent die is often read surely a little
+        #: nearer or farther (rule 72, docs/dice-history.md). Empty: off.
+        self.zoom_look_sizes: tuple[float, ...] = (0.9, 1.0, 1.1)
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
              die_px: float | None = None, plain: np.ndarray | None = None,
@@ -419,13 +428,15 @@ class DiceReader(LookRound):
             kept = [j for j in range(len(found)) if j not in inside]
             found = [found[j] for j in kept]
             crops = [crops[j * len(views) + k] for j in kept for k in range(len(views))]
-        return self._confirm(found, crops, len(views))
+        return self._confirm(found, crops, len(views), img, min_crop / scale)
 
     def _confirm(self, found: list[Candidate], crops: list[np.ndarray],
-                 n_views: int) -> list[Candidate]:
+                 n_views: int, img: np.ndarray, min_crop: float = 0.0) -> list[Candidate]:
         """The second look (``confirm_threshold``): each die in doubt between values
         that would be reported (not weak, not "not a die", not degraded) is read
-        again in the contrast views of its crops (``n_views`` per die in ``crops``)."""
+        again in the contrast views of its crops (``n_views`` per die in ``crops``);
+        one still in doubt gets the third, at other crop sizes
+        (``zoom_look_sizes``), from ``img`` (no crop under ``min_crop`` pixels)."""
         if self.confirm_threshold > 1.0:
             return found
         doubtful = []
@@ -443,6 +454,27 @@ class DiceReader(LookRound):
             pv = outcome_probs(pc)
             best = int(np.argmax(found[i].probs))
             if int(np.argmax(pv)) == best and pv[best] >= self.confirm_threshold:
+                found[i] = replace(found[i], confirmed=True)
+        return self._zoom_look(found, [i for i in doubtful if not found[i].confirmed],
+                               img, min_crop)
+
+    def _zoom_look(self, found: list[Candidate], doubtful: list[int], img: np.ndarray,
+                   min_crop: float) -> list[Candidate]:
+        """The third look (``zoom_look_sizes``): the ``doubtful`` dice of ``found``
+        read in crops of several sizes, all four views each; a die whose averaged
+        probabilities give its most likely value at ``value_threshold`` is
+        ``confirmed``. It never changes a value, only turns a ``null`` into one."""
+        if not doubtful or not self.zoom_look_sizes:
+            return found
+        looks = [(k, angle, flip) for k in self.zoom_look_sizes for angle, flip in VIEWS]
+        crops = [self._crop(img, found[i].cx, found[i].cy, max(found[i].size * k, min_crop),
+                            angle, flip)
+                 for i in doubtful for k, angle, flip in looks]
+        out = self._classify(crops).reshape(len(doubtful), len(looks), -1).mean(axis=1)
+        for i, pc in zip(doubtful, out, strict=True):
+            pv = outcome_probs(pc)
+            best = int(np.argmax(found[i].probs))
+            if int(np.argmax(pv)) == best and pv[best] >= self.value_threshold:
                 found[i] = replace(found[i], confirmed=True)
         return found
 
