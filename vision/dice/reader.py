@@ -216,7 +216,8 @@ class DiceReader(LookRound):
         #: value is reported when that gives the same value at ``value_threshold``
         #: or more. The crop's size is the detector's estimate of the die's, and a
         #: doubtful marbled or translucent die is often read surely a little
-        #: nearer or farther (rule 72, docs/dice-history.md). Empty: off.
+        #: nearer or farther (rule 72, docs/dice-history.md). Empty: off (and off
+        #: with the second look, ``confirm_threshold`` over 1).
         self.zoom_look_sizes: tuple[float, ...] = (0.9, 1.0, 1.1)
 
     def read(self, frame: np.ndarray, roi: tuple[int, int, int, int] | None = None, *,
@@ -450,11 +451,7 @@ class DiceReader(LookRound):
             return found
         views = [contrast_view(crops[i * n_views + k]) for i in doubtful for k in range(n_views)]
         out = self._classify(views).reshape(len(doubtful), n_views, -1).mean(axis=1)
-        for i, pc in zip(doubtful, out, strict=True):
-            pv = outcome_probs(pc)
-            best = int(np.argmax(found[i].probs))
-            if int(np.argmax(pv)) == best and pv[best] >= self.confirm_threshold:
-                found[i] = replace(found[i], confirmed=True)
+        _confirm_agreeing(found, doubtful, out, self.confirm_threshold)
         return self._zoom_look(found, [i for i in doubtful if not found[i].confirmed],
                                img, min_crop)
 
@@ -471,11 +468,7 @@ class DiceReader(LookRound):
                             angle, flip)
                  for i in doubtful for k, angle, flip in looks]
         out = self._classify(crops).reshape(len(doubtful), len(looks), -1).mean(axis=1)
-        for i, pc in zip(doubtful, out, strict=True):
-            pv = outcome_probs(pc)
-            best = int(np.argmax(found[i].probs))
-            if int(np.argmax(pv)) == best and pv[best] >= self.value_threshold:
-                found[i] = replace(found[i], confirmed=True)
+        _confirm_agreeing(found, doubtful, out, self.value_threshold)
         return found
 
     def _crop(self, img: np.ndarray, x: float, y: float, size: float, angle: float = 0.0,
@@ -628,6 +621,18 @@ def _recent_net(nets: dict[_K, cv2.dnn.Net], key: _K, path: Path, keep: int) -> 
             nets.pop(next(iter(nets)))
     nets[key] = net
     return net
+
+
+def _confirm_agreeing(found: list[Candidate], doubtful: list[int], probs: np.ndarray,
+                      threshold: float) -> None:
+    """Mark ``confirmed`` each die ``doubtful[j]`` of ``found`` whose look's classifier
+    output ``probs[j]`` gives the die's own most likely value at ``threshold`` or
+    more (a look confirms a value, never changes it)."""
+    for i, pc in zip(doubtful, probs, strict=True):
+        pv = outcome_probs(pc)
+        best = int(np.argmax(found[i].probs))
+        if int(np.argmax(pv)) == best and pv[best] >= threshold:
+            found[i] = replace(found[i], confirmed=True)
 
 
 def _one_per_die(props: list[_Proposal]) -> list[_Proposal]:
