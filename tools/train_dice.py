@@ -63,22 +63,46 @@ def dws(cin: int, cout: int, s: int = 1, d: int = 1) -> nn.Module:
     return nn.Sequential(conv_bn(cin, cin, 3, s, d, groups=cin), conv_bn(cin, cout, 1))
 
 
+BLOCK = 4  # the "fast" detector's input: 4x4-pixel blocks stacked as 48 channels
+
+
+class PixelBlocks(nn.Module):
+    """A 3-channel image as its ``BLOCK`` x ``BLOCK`` pixel blocks stacked as channels,
+    channel ``(BLOCK * dy + dx) * 3 + c`` (what ``vision.dice.space_to_depth.block_blob``
+    fills in numpy for the exported file)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n, c, h, w = x.shape
+        b = BLOCK
+        x = x.reshape(n, c, h // b, b, w // b, b).permute(0, 3, 5, 1, 2, 4)
+        return x.reshape(n, b * b * c, h // b, w // b)
+
+
 class DiceNet(nn.Module):
     """The detector. ``arch`` "base": the stride-16 features upsampled and concatenated
     with the stride-8 ones, fused by a 1x1 convolution to 96 channels and two blocks;
     "lite" (about 0.6x the time): the stride-16 features brought to 64 channels at
-    stride 16, upsampled and added to the stride-8 ones, then two 64-channel blocks.
-    The backbone (``s4``, ``s8``, ``s16``) is the same in both."""
+    stride 16, upsampled and added to the stride-8 ones, then two 64-channel blocks;
+    "fast": "base" whose stride-4 stem (a 3x3 stride-2 convolution over the full frame
+    and two blocks) is a 1x1 convolution over the frame's 4x4-pixel blocks
+    (:class:`PixelBlocks`) and one block (its main pass ~0.8x the time; the exported
+    file reads the blocks, ``blocks_input``). ``s8``, ``s16`` are the same in all."""
 
     def __init__(self, w: int = 1, arch: str = "base") -> None:
         super().__init__()
         c1, c2, c3, c4 = 16 * w, 32 * w, 64 * w, 128 * w
         self.arch = arch
         self.c8 = c3  # channels of the stride-8 features
-        self.s4 = nn.Sequential(conv_bn(3, c1, 3, 2), dws(c1, c2, 2), dws(c2, c2))
+        if arch == "fast":
+            self.s4 = nn.Sequential(PixelBlocks(), conv_bn(3 * BLOCK * BLOCK, c2, 1),
+                                    dws(c2, c2))
+        else:
+            self.s4 = nn.Sequential(conv_bn(3, c1, 3, 2), dws(c1, c2, 2), dws(c2, c2))
+        #: Set for export of "fast": the input is already the pixel blocks.
+        self.blocks_input = False
         self.s8 = nn.Sequential(dws(c2, c3, 2), dws(c3, c3), dws(c3, c3))
         self.s16 = nn.Sequential(dws(c3, c4, 2), dws(c4, c4, d=2), dws(c4, c4, d=2), dws(c4, c4))
-        if arch == "base":
+        if arch in ("base", "fast"):
             self.fuse = nn.Sequential(conv_bn(c3 + c4, 96, 1), dws(96, 96), dws(96, 96))
             width = 96
         elif arch == "lite":
@@ -96,8 +120,15 @@ class DiceNet(nn.Module):
         """The stages shared by both architectures."""
         return [self.s4, self.s8, self.s16]
 
+    def stem(self, x: torch.Tensor) -> torch.Tensor:
+        """The stride-4 features (``s4``), from the image or, with ``blocks_input``,
+        from its pixel blocks."""
+        if self.blocks_input:
+            return self.s4[1:](x)
+        return self.s4(x)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        f8 = self.s8(self.s4(x))
+        f8 = self.s8(self.stem(x))
         f16 = self.s16(f8)
         if self.arch == "lite":
             up = F.interpolate(self.lateral(f16), scale_factor=2.0, mode="nearest")
@@ -118,7 +149,7 @@ class DiceNet(nn.Module):
         the cells, and no concatenation is needed. The same outputs up to float
         rounding for about 11 % fewer multiply-adds at any input size (docs/dice.md).
         For export (in eval mode): the split net is not trained."""
-        if self.arch != "base" or self.fuse_split is not None:
+        if self.arch not in ("base", "fast") or self.fuse_split is not None:
             return
         conv, bn = self.fuse[0][0], self.fuse[0][1]
         scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
@@ -133,7 +164,11 @@ class DiceNet(nn.Module):
         self.fuse_split = nn.ModuleList([lo, hi])
 
 
-def init_from_onnx(net: nn.Module, path: Path, first: int | None = None) -> None:
+BASE_STEM_CONVS = 5  # convolutions of the "base" stem (s4) in an exported file
+
+
+def init_from_onnx(net: nn.Module, path: Path, first: int | None = None,
+                   past_stem: bool = False) -> None:
     """Warm start from an exported ONNX model (the committed ones), in place.
 
     The export folds each batch norm into its convolution, so every convolution gets
@@ -142,7 +177,9 @@ def init_from_onnx(net: nn.Module, path: Path, first: int | None = None) -> None
     the ONNX graph are taken in the order of ``net``'s modules (the forward order of
     both nets here; an exported split fuse, :meth:`DiceNet.split_fuse`, is joined
     again). With ``first``, only the first so many convolutions are loaded
-    (a backbone shared with another architecture).
+    (a backbone shared with another architecture). With ``past_stem``, everything
+    after the stride-4 stem is loaded from a "base" file into a net whose stem differs
+    ("fast"); the net's own stem is left as it is.
     """
     import onnx
     from onnx import numpy_helper
@@ -166,6 +203,10 @@ def init_from_onnx(net: nn.Module, path: Path, first: int | None = None) -> None
     mods = list(net.modules())
     layers = [(m, mods[k + 1] if k + 1 < len(mods) and isinstance(mods[k + 1], nn.BatchNorm2d) else None)
               for k, m in enumerate(mods) if isinstance(m, nn.Conv2d)]
+    if past_stem:
+        stem = {id(m) for m in net.s4.modules()}  # type: ignore[union-attr]
+        convs = convs[BASE_STEM_CONVS:]
+        layers = [(c, b) for c, b in layers if id(c) not in stem]
     if first is not None:
         convs, layers = convs[:first], layers[:first]
     elif len(layers) != len(convs):
@@ -444,10 +485,48 @@ def export(net: DiceNet, path: Path) -> None:
     net = copy.deepcopy(net).eval()
     net.split_fuse()
     dummy = torch.zeros(1, 3, 480, 640)
+    if net.arch == "fast":  # the file reads the pixel blocks; no twin is needed
+        net.blocks_input = True
+        dummy = torch.zeros(1, 3 * BLOCK * BLOCK, 480 // BLOCK, 640 // BLOCK)
     torch.onnx.export(Export(net), (dummy,), str(path), input_names=["image"],
                       output_names=["out"], opset_version=13, dynamo=False,
                       dynamic_axes={"image": {2: "h", 3: "w"}, "out": {2: "gh", 3: "gw"}})
-    write_twin(path)
+    if net.arch != "fast":
+        write_twin(path)
+
+
+def train_stem(net: DiceNet, teacher: DiceNet, real: list[Sample], syn: list[Sample],
+               args: argparse.Namespace, rng: random.Random) -> None:
+    """Train only ``net``'s stem (``s4``) for ``args.stem_minutes`` to give what the
+    teacher's stem gives (mean squared error on the stride-4 features), on the same
+    mix of photos and synthetic scenes as the main training; the rest of ``net`` is
+    left as it is (warm-started from the teacher by ``--past-stem-onnx``)."""
+    params = list(net.s4.parameters())
+    opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=1e-4)
+    budget = args.stem_minutes * 60
+    t0 = time.time()
+    step, losses = 0, []
+    while (el := time.time() - t0) < budget:
+        frac = el / budget
+        for gparam in opt.param_groups:
+            gparam["lr"] = max(args.lr * 0.5 * (1 + math.cos(math.pi * frac)), 3e-5)
+        nsyn = int(round(args.batch * args.synth_frac))
+        x = batch(real, args.batch - nsyn, rng)[0]
+        if nsyn:
+            x = torch.cat([x, batch(syn, nsyn, rng)[0]])
+        train_mode(net, frozen_bn=True)
+        with torch.no_grad():
+            target = teacher.s4(x)
+        loss = F.mse_loss(net.s4(x), target)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss))
+        step += 1
+        if step % 50 == 0:
+            print(f"stem step {step} t={el:.0f}s mse={sum(losses) / len(losses):.5f}",
+                  flush=True)
+            losses.clear()
 
 
 def main() -> int:
@@ -483,7 +562,12 @@ def main() -> int:
     ap.add_argument("--init-onnx", type=Path, default=None,
                     help="warm start from an exported .onnx (batch norms then stay frozen)")
     ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--arch", choices=["base", "lite"], default="base")
+    ap.add_argument("--arch", choices=["base", "lite", "fast"], default="base")
+    ap.add_argument("--past-stem-onnx", type=Path, default=None,
+                    help="\"fast\": load all but the stem from this \"base\" file")
+    ap.add_argument("--stem-minutes", type=float, default=0.0,
+                    help="first train only the stem, to give the --teacher's stride-4 "
+                         "features (MSE), for this long")
     ap.add_argument("--teacher", type=Path, default=None,
                     help="an exported base .onnx to distil from (its outputs are targets too)")
     ap.add_argument("--backbone-onnx", type=Path, default=None,
@@ -502,7 +586,10 @@ def main() -> int:
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     net = DiceNet(arch=args.arch)
-    frozen_bn = args.frozen_bn or args.init_onnx is not None or args.backbone_onnx is not None
+    frozen_bn = (args.frozen_bn or args.init_onnx is not None or args.backbone_onnx is not None
+                 or args.past_stem_onnx is not None)
+    if args.past_stem_onnx:
+        init_from_onnx(net, args.past_stem_onnx, past_stem=True)
     if args.backbone_onnx:
         n_backbone = sum(isinstance(m, nn.Conv2d) for b in net.backbone() for m in b.modules())
         init_from_onnx(net, args.backbone_onnx, first=n_backbone)
@@ -546,6 +633,10 @@ def main() -> int:
         syn += make_packed(args.packed, args.seed + 3, args.packed_cocked)
     print(f"real {len(real)} images, synthetic {len(syn)}, loaded in {time.time() - t0:.0f}s",
           flush=True)
+    if args.stem_minutes > 0:
+        if teacher is None:
+            ap.error("--stem-minutes needs --teacher")
+        train_stem(net, teacher, real, syn, args, rng)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     budget = args.minutes * 60
     t0 = time.time()
