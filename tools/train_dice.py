@@ -204,7 +204,7 @@ def init_from_onnx(net: nn.Module, path: Path, first: int | None = None,
     layers = [(m, mods[k + 1] if k + 1 < len(mods) and isinstance(mods[k + 1], nn.BatchNorm2d) else None)
               for k, m in enumerate(mods) if isinstance(m, nn.Conv2d)]
     if past_stem:
-        stem = {id(m) for m in net.s4.modules()}  # type: ignore[union-attr]
+        stem = {id(m) for m in net.s4.modules()}
         convs = convs[BASE_STEM_CONVS:]
         layers = [(c, b) for c, b in layers if id(c) not in stem]
     if first is not None:
