@@ -68,8 +68,9 @@ BLOCK = 4  # the "fast" detector's input: 4x4-pixel blocks stacked as 48 channel
 
 class PixelBlocks(nn.Module):
     """A 3-channel image as its ``BLOCK`` x ``BLOCK`` pixel blocks stacked as channels,
-    channel ``(BLOCK * dy + dx) * 3 + c`` (what ``vision.dice.space_to_depth.block_blob``
-    fills in numpy for the exported file)."""
+    channel ``(BLOCK * dy + dx) * 3 + c``: the exported "fast" file's input, which a
+    reader fills in numpy as ``vision.dice.space_to_depth.s2d_blob`` does for 2x2
+    blocks (the reader does not read such files yet: docs/dice-history.md, rule 73)."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         n, c, h, w = x.shape
@@ -117,7 +118,7 @@ class DiceNet(nn.Module):
             self.head.bias[0] = -4.0
 
     def backbone(self) -> list[nn.Module]:
-        """The stages shared by both architectures."""
+        """The stages shared by "base" and "lite" ("fast" has its own ``s4``)."""
         return [self.s4, self.s8, self.s16]
 
     def stem(self, x: torch.Tensor) -> torch.Tensor:
@@ -431,6 +432,18 @@ def batch(samples: list[Sample], n: int, rng: random.Random) -> list[torch.Tenso
     return [torch.from_numpy(np.stack([p[i] for p in parts])) for i in range(5)]
 
 
+def mixed_batch(real: list[Sample], syn: list[Sample], args: argparse.Namespace,
+                rng: random.Random) -> list[torch.Tensor]:
+    """A training batch of ``args.batch`` samples, ``args.synth_frac`` of them synthetic:
+    images, heatmaps, classes, offsets, offset mask (:func:`augment`)."""
+    nsyn = int(round(args.batch * args.synth_frac))
+    bs = batch(real, args.batch - nsyn, rng)
+    if nsyn:
+        bsyn = batch(syn, nsyn, rng)
+        bs = [torch.cat([a, b]) for a, b in zip(bs, bsyn, strict=True)]
+    return bs
+
+
 def loss_fn(out: torch.Tensor, heat: torch.Tensor, cls: torch.Tensor, off: torch.Tensor,
             offmask: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
     p = torch.sigmoid(out[:, 0]).clamp(1e-4, 1 - 1e-4)
@@ -510,10 +523,7 @@ def train_stem(net: DiceNet, teacher: DiceNet, real: list[Sample], syn: list[Sam
         frac = el / budget
         for gparam in opt.param_groups:
             gparam["lr"] = max(args.lr * 0.5 * (1 + math.cos(math.pi * frac)), 3e-5)
-        nsyn = int(round(args.batch * args.synth_frac))
-        x = batch(real, args.batch - nsyn, rng)[0]
-        if nsyn:
-            x = torch.cat([x, batch(syn, nsyn, rng)[0]])
+        x = mixed_batch(real, syn, args, rng)[0]
         train_mode(net, frozen_bn=True)
         with torch.no_grad():
             target = teacher.s4(x)
@@ -580,6 +590,8 @@ def main() -> int:
                     help="draw the photos of SET N times as often (repeatable)")
     ap.add_argument("--export-only", action="store_true", help="export an untrained net")
     args = ap.parse_args()
+    if args.stem_minutes > 0 and args.teacher is None:
+        ap.error("--stem-minutes needs --teacher")
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
     rng = random.Random(args.seed)
@@ -634,8 +646,7 @@ def main() -> int:
     print(f"real {len(real)} images, synthetic {len(syn)}, loaded in {time.time() - t0:.0f}s",
           flush=True)
     if args.stem_minutes > 0:
-        if teacher is None:
-            ap.error("--stem-minutes needs --teacher")
+        assert teacher is not None  # checked before loading
         train_stem(net, teacher, real, syn, args, rng)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     budget = args.minutes * 60
@@ -651,11 +662,7 @@ def main() -> int:
             args.lr * frac / 0.03
         for gparam in opt.param_groups:
             gparam["lr"] = max(lr, 3e-5)
-        nsyn = int(round(args.batch * args.synth_frac))
-        bs = batch(real, args.batch - nsyn, rng)
-        if nsyn:
-            bsyn = batch(syn, nsyn, rng)
-            bs = [torch.cat([a, b]) for a, b in zip(bs, bsyn, strict=True)]
+        bs = mixed_batch(real, syn, args, rng)
         train_mode(net, frozen_bn)
         freeze = el < args.freeze_backbone_minutes * 60
         for b in net.backbone():
