@@ -31,7 +31,7 @@ from vision.blur import edge_width
 from vision.dice.contrast_view import contrast_view
 from vision.dice.look_round import LookRound
 from vision.dice.reading import NOT_DIE, UNREADABLE, VIEWS, Candidate, DieReading, outcome_probs
-from vision.dice.space_to_depth import check_twin, plain_blob, s2d_blob, space_to_depth_twin
+from vision.dice.space_to_depth import check_twin, detector_blob, input_block, space_to_depth_twin
 from vision.dice.spots import busy_windows
 from vision.exposure import dim_gain
 from vision.noise import noise_sigma
@@ -85,17 +85,25 @@ class DiceReader(LookRound):
         path = Path(model_path) if model_path is not None else MODEL_PATH
         if not path.is_file():
             raise FileNotFoundError(f"dice model not found: {path}")
+        block = input_block(path)
         twin = space_to_depth_twin(path)
         if space_to_depth is None:
-            space_to_depth = _NEW_ENGINE and twin.is_file()
+            space_to_depth = _NEW_ENGINE and block == 1 and twin.is_file()
         if space_to_depth:
+            if block != 1:
+                raise ValueError(f"{path} reads the frame's {block}x{block} pixel blocks "
+                                 "itself: it has no space-to-depth twin")
             if not twin.is_file():
                 raise FileNotFoundError(f"dice model's space-to-depth twin not found: {twin}")
             check_twin(path, twin)
-            path = twin
+            path, block = twin, 2
         #: The detector file read is the space-to-depth twin (see
-        #: :func:`space_to_depth_twin`): its input is filled by :func:`s2d_blob`.
+        #: :func:`space_to_depth_twin`).
         self.space_to_depth = space_to_depth
+        #: The detector file read takes the frame's ``input_block`` x ``input_block``
+        #: pixel blocks stacked as channels (1: the image itself; 2: the twin; 4: a
+        #: detector with the "fast" stem), filled by ``detector_blob``.
+        self.input_block = block
         cls_path = Path(cls_model_path) if cls_model_path is not None else CLS_MODEL_PATH
         if not cls_path.is_file():
             raise FileNotFoundError(f"dice classifier model not found: {cls_path}")
@@ -555,9 +563,9 @@ class DiceReader(LookRound):
         return np.asarray(out)[0]
 
     def _detector_blob(self, img: np.ndarray) -> np.ndarray:
-        """The detector's input for the padded region ``img``: the plain file's or,
-        with ``space_to_depth``, its twin's (:func:`s2d_blob`)."""
-        return s2d_blob(img) if self.space_to_depth else plain_blob(img)
+        """The detector's input for the padded region ``img``: the image or its pixel
+        blocks, as the file read takes them (``input_block``)."""
+        return detector_blob(img, self.input_block)
 
     def _forward_sized(self, img: np.ndarray, bucket: int = _BUCKET) -> np.ndarray:
         """The detector on a region scaled by ``die_px``: padded up to a multiple of

@@ -1,4 +1,4 @@
-"""The detector's space-to-depth twin and the input blobs of both detector files.
+"""The detector's space-to-depth twin and the input blobs of the detector files.
 
 The twin (``dice_s2d.onnx``, written by ``tools/space_to_depth_onnx.py``) is
 the detector with its first convolution (3x3, stride 2) rewritten as a 2x2
@@ -6,6 +6,10 @@ convolution over the frame's 2x2 pixel blocks stacked as 12 channels: the same
 outputs within 1e-5, ~0.9x the time on OpenCV 5's dnn engine, slower on
 OpenCV 4's classic one (the Pi's), so ``DiceReader`` reads it only on OpenCV 5
 (docs/dice.md, "How it works").
+
+A detector trained with a "fast" stem (``tools/train_dice.py --arch fast``)
+reads the frame's 4x4 pixel blocks as 48 channels itself, on either engine,
+and has no twin; :func:`input_block` tells which input a file takes.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from vision.onnx_input import input_shape
 
 
 def plain_blob(img: np.ndarray) -> np.ndarray:
@@ -28,16 +34,49 @@ def plain_blob(img: np.ndarray) -> np.ndarray:
     return out
 
 
-def s2d_blob(img: np.ndarray) -> np.ndarray:
-    """A BGR uint8 image of even sides as the space-to-depth twin's input: a
-    1x12x(H/2)x(W/2) float32 blob scaled to 0..1, channel ``(2 * dy + dx) * 3 + c``
-    holding colour ``c`` of the pixels at row offset ``dy`` and column offset ``dx``
-    in each 2x2 block."""
+def blocks_blob(img: np.ndarray, block: int) -> np.ndarray:
+    """A BGR uint8 image whose sides are multiples of ``block`` as its
+    ``block`` x ``block`` pixel blocks stacked as channels: a
+    1x(3*block*block)x(H/block)x(W/block) float32 blob scaled to 0..1, channel
+    ``(block * dy + dx) * 3 + c`` holding colour ``c`` of the pixels at row offset
+    ``dy`` and column offset ``dx`` in each block."""
     h, w = img.shape[:2]
-    blocks = img.reshape(h // 2, 2, w // 2, 2, 3).transpose(1, 3, 4, 0, 2)
-    out = np.empty((1, 12, h // 2, w // 2), np.float32)
-    np.multiply(blocks, np.float32(1.0 / 255.0), out=out[0].reshape(2, 2, 3, h // 2, w // 2))
+    b = block
+    cells = img.reshape(h // b, b, w // b, b, 3).transpose(1, 3, 4, 0, 2)
+    out = np.empty((1, 3 * b * b, h // b, w // b), np.float32)
+    np.multiply(cells, np.float32(1.0 / 255.0), out=out[0].reshape(b, b, 3, h // b, w // b))
     return out
+
+
+def s2d_blob(img: np.ndarray) -> np.ndarray:
+    """A BGR uint8 image of even sides as the space-to-depth twin's input: its 2x2
+    pixel blocks as 12 channels (:func:`blocks_blob`)."""
+    return blocks_blob(img, 2)
+
+
+def detector_blob(img: np.ndarray, block: int) -> np.ndarray:
+    """The input of a detector file that reads ``block`` x ``block`` pixel blocks
+    (:func:`input_block`; 1: the plain image)."""
+    return plain_blob(img) if block == 1 else blocks_blob(img, block)
+
+
+#: The inputs a detector file may take: the plain image, the twin's 2x2 blocks,
+#: the "fast" stem's 4x4 blocks.
+INPUT_BLOCKS = (1, 2, 4)
+
+
+def input_block(path: Path) -> int:
+    """Which input the detector file ``path`` takes, from the shape its file
+    declares (``vision.onnx_input``): 1 for the plain 3-channel image, 2 or 4
+    for that many pixels square stacked as channels. ``ValueError`` for any
+    other input (not a detector file)."""
+    shape = input_shape(path)
+    depth = shape[1] if len(shape) == 4 else None
+    for block in INPUT_BLOCKS:
+        if depth == 3 * block * block:
+            return block
+    raise ValueError(f"{path} is not a dice detector file: its input {shape} is neither "
+                     "the image (1, 3, h, w) nor its 2x2 or 4x4 pixel blocks (12 or 48 channels)")
 
 
 def space_to_depth_twin(model_path: Path) -> Path:
