@@ -68,9 +68,9 @@ BLOCK = 4  # the "fast" detector's input: 4x4-pixel blocks stacked as 48 channel
 
 class PixelBlocks(nn.Module):
     """A 3-channel image as its ``BLOCK`` x ``BLOCK`` pixel blocks stacked as channels,
-    channel ``(BLOCK * dy + dx) * 3 + c``: the exported "fast" file's input, which a
-    reader fills in numpy as ``vision.dice.space_to_depth.s2d_blob`` does for 2x2
-    blocks (the reader does not read such files yet: docs/dice-history.md, rule 73)."""
+    channel ``(BLOCK * dy + dx) * 3 + c``: the exported "fast" file's input, which the
+    reader fills in numpy (``vision.dice.space_to_depth.blocks_blob``), having read
+    from the file that it takes blocks (``input_block``)."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         n, c, h, w = x.shape
