@@ -63,7 +63,7 @@ def dws(cin: int, cout: int, s: int = 1, d: int = 1) -> nn.Module:
     return nn.Sequential(conv_bn(cin, cin, 3, s, d, groups=cin), conv_bn(cin, cout, 1))
 
 
-BLOCK = 4  # the "fast" detector's input: 4x4-pixel blocks stacked as 48 channels
+BLOCK = 4  # the block-stem detectors' input: 4x4-pixel blocks stacked as 48 channels
 #: The architectures whose stem reads the pixel blocks (:class:`PixelBlocks`), and
 #: the number of blocks after the stem's 1x1 convolution in each.
 FAST_STEM_BLOCKS = {"fast": 1, "fast2": 2}
@@ -71,7 +71,7 @@ FAST_STEM_BLOCKS = {"fast": 1, "fast2": 2}
 
 class PixelBlocks(nn.Module):
     """A 3-channel image as its ``BLOCK`` x ``BLOCK`` pixel blocks stacked as channels,
-    channel ``(BLOCK * dy + dx) * 3 + c``: the exported "fast" file's input, which the
+    channel ``(BLOCK * dy + dx) * 3 + c``: the exported "fast" and "fast2" files' input, which the
     reader fills in numpy (``vision.dice.space_to_depth.blocks_blob``), having read
     from the file that it takes blocks (``input_block``)."""
 
@@ -122,7 +122,7 @@ class DiceNet(nn.Module):
             self.head.bias[0] = -4.0
 
     def backbone(self) -> list[nn.Module]:
-        """The stages shared by "base" and "lite" ("fast" has its own ``s4``)."""
+        """The stages shared by "base" and "lite" ("fast" and "fast2" have their own ``s4``)."""
         return [self.s4, self.s8, self.s16]
 
     def stem(self, x: torch.Tensor) -> torch.Tensor:
@@ -184,7 +184,7 @@ def init_from_onnx(net: nn.Module, path: Path, first: int | None = None,
     again). With ``first``, only the first so many convolutions are loaded
     (a backbone shared with another architecture). With ``past_stem``, everything
     after the stride-4 stem is loaded from a "base" file into a net whose stem differs
-    ("fast"); the net's own stem is left as it is.
+    ("fast", "fast2"); the net's own stem is left as it is.
     """
     import onnx
     from onnx import numpy_helper
@@ -578,7 +578,7 @@ def main() -> int:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--arch", choices=["base", "lite", *FAST_STEM_BLOCKS], default="base")
     ap.add_argument("--past-stem-onnx", type=Path, default=None,
-                    help="\"fast\": load all but the stem from this \"base\" file")
+                    help="\"fast\", \"fast2\": load all but the stem from this \"base\" file")
     ap.add_argument("--stem-minutes", type=float, default=0.0,
                     help="first train only the stem, to give the --teacher's stride-4 "
                          "features (MSE), for this long")
