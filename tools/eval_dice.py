@@ -1,7 +1,10 @@
 """Sweep the dice reader's thresholds on a split of the labelled photos (for tuning).
 
 Tune only on ``--split val`` (the part of dev kept out of training with
-``train_dice.py --val``); the held-out split is for the final report only::
+``train_dice.py --val``); the held-out split is for the final report only.
+Scored against the labels as the project's fix file corrects them
+(``vision/dice/label_fixes.json``, as ``bench dice --label-fixes``;
+``--raw-labels``: as they are)::
 
     .venv/bin/python tools/eval_dice.py --model /tmp/run/dice.onnx --split val
 """
@@ -20,9 +23,9 @@ sys.path.insert(0, str(REPO))
 from vision.dice.data import (  # noqa: E402
     LabelledDie,  # noqa: E402
     default_data_dir,
-    labelled_images,
     list_sets,
 )
+from vision.dice.label_fixes import DEFAULT_FIXES, inside, labelled_photos, load_fixes  # noqa: E402
 from vision.dice.reader import Candidate, DiceReader  # noqa: E402
 from vision.dice.run import match  # noqa: E402
 
@@ -44,7 +47,13 @@ def main() -> int:
                     help="DiceReader.confirm_threshold, the second look's (above 1: off)")
     ap.add_argument("--crop-factor", type=float, default=None,
                     help="the classifier's crop side in die sizes (as it was trained)")
+    ap.add_argument("--label-fixes", type=Path, default=DEFAULT_FIXES, metavar="FILE",
+                    help="score against the labels this fix file corrects (default: the "
+                    "project's own, vision/dice/label_fixes.json, as bench dice --label-fixes)")
+    ap.add_argument("--raw-labels", action="store_true",
+                    help="score against the labels as they are (the figures before 2026-12-07)")
     args = ap.parse_args()
+    fixes = None if args.raw_labels else load_fixes(args.label_fixes)
     cv2.setNumThreads(1)
     reader = DiceReader(args.model, args.cls_model, cls_size=args.cls_size)
     if args.crop_factor is not None:
@@ -58,12 +67,13 @@ def main() -> int:
     reader.value_threshold = max(args.val_thr)
     cache: list[tuple[str, str, dict[str, list[Candidate]], list[LabelledDie]]] = []
     for set_dir in list_sets(args.data):
-        for p, img, truth in labelled_images(set_dir, args.split):
+        for p, img, labels in labelled_photos(set_dir, args.split, fixes):
             cands = {}
             for mode in args.combine:
                 reader.combine = mode
-                cands[mode] = reader.candidates(img)
-            cache.append((set_dir.name, p.name, cands, truth))
+                cands[mode] = [c for c in reader.candidates(img)
+                               if not any(inside(b, c.cx, c.cy) for b in labels.ignore)]
+            cache.append((set_dir.name, p.name, cands, labels.dice))
     print(f"{len(cache)} images")
     for mode in args.combine:
         for det in args.det:

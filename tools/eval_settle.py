@@ -7,7 +7,8 @@ way the dice went in that frame (``--smears`` px, then still frames) and is
 centred halfway. Six directions per photo. Printed: the single-frame reads
 (right / wrong / null dice over all moving frames) and the settled rolls
 (``RollSettler``, ``--frames`` alike): dice right / wrong / null / missed,
-and at which frame they settled::
+and at which frame they settled, against the labels as the project's fix file
+corrects them (``--raw-labels``: as they are)::
 
     .venv/bin/python tools/eval_settle.py --smears 15 11 7 3
 """
@@ -28,9 +29,9 @@ sys.path.insert(0, str(REPO))
 
 from vision.dice.data import (  # noqa: E402
     default_data_dir,
-    labelled_images,
     list_sets,
 )
+from vision.dice.label_fixes import DEFAULT_FIXES, Box, inside, labelled_photos, load_fixes  # noqa: E402
 from vision.dice.reader import DiceReader, DieReading  # noqa: E402
 from vision.dice.run import match  # noqa: E402
 from vision.dice.settle import RollSettler  # noqa: E402
@@ -62,9 +63,11 @@ def sliding_frames(img: np.ndarray, smears: list[float], still: int, angle: floa
     return out
 
 
-def _unshift(dice: list[DieReading], dx: float, dy: float) -> list[DieReading]:
-    return [DieReading(d.value, (d.center[0] - dx, d.center[1] - dy), d.confidence, d.size)
-            for d in dice]
+def _unshift(dice: list[DieReading], dx: float, dy: float, ignore: list[Box]) -> list[DieReading]:
+    """The readings where the photo has them, but those in an ignored die's box."""
+    moved = [DieReading(d.value, (d.center[0] - dx, d.center[1] - dy), d.confidence, d.size)
+             for d in dice]
+    return [d for d in moved if not any(inside(b, *d.center) for b in ignore)]
 
 
 def main() -> int:
@@ -79,7 +82,13 @@ def main() -> int:
     ap.add_argument("--angles", type=float, nargs="+", default=[0, 22.5, 45, 67.5, 90, 120])
     ap.add_argument("--noise", type=float, default=2.0, help="sensor noise sigma per frame")
     ap.add_argument("--model", type=Path, default=None, help="classifier ONNX to use")
+    ap.add_argument("--label-fixes", type=Path, default=DEFAULT_FIXES, metavar="FILE",
+                    help="score against the labels this fix file corrects (default: the "
+                    "project's own, vision/dice/label_fixes.json, as bench dice --label-fixes)")
+    ap.add_argument("--raw-labels", action="store_true",
+                    help="score against the labels as they are (the figures before 2026-12-07)")
     args = ap.parse_args()
+    fixes = None if args.raw_labels else load_fixes(args.label_fixes)
     cv2.setNumThreads(1)
     reader = DiceReader(cls_model_path=args.model) if args.model else DiceReader()
     rng = np.random.default_rng(0)
@@ -89,14 +98,15 @@ def main() -> int:
     exact = rolls = unsettled = 0
     at: list[int] = []
     for set_dir in list_sets(args.data):
-        for path, img, truth in labelled_images(set_dir, args.split):
+        for path, img, labels in labelled_photos(set_dir, args.split, fixes):
+            truth = labels.dice
             for angle in args.angles:
                 settler = RollSettler(args.frames)
                 frames = sliding_frames(img, args.smears, args.still, angle, rng, args.noise)
                 done = False
                 for k, (frame, dx, dy) in enumerate(frames):
                     dice = reader.read(frame)       # where the frame shows them
-                    m = match(truth, _unshift(dice, dx, dy))
+                    m = match(truth, _unshift(dice, dx, dy, labels.ignore))
                     if k < len(args.smears):
                         moving += m[:3]
                     elif k == len(args.smears):
@@ -105,7 +115,7 @@ def main() -> int:
                     if roll is not None and not done:
                         done = True
                         rolls += 1
-                        s = np.array(match(truth, _unshift(list(roll.dice), dx, dy)))
+                        s = np.array(match(truth, _unshift(list(roll.dice), dx, dy, labels.ignore)))
                         if s[1]:
                             print(f"settled with {s[1]} wrong: {set_dir.name}/{path.name} "
                                   f"at {angle} degrees", file=sys.stderr)

@@ -40,11 +40,10 @@ from vision.dice import synth  # noqa: E402
 from vision.dice.data import (  # noqa: E402
     default_data_dir,
     is_val,
-    label_path_for,
     list_images,
     list_sets,
-    read_labels,
 )
+from vision.dice.label_fixes import DEFAULT_FIXES, Fixes, load_fixes, training_labels  # noqa: E402
 from vision.dice.restyle import restyled_twin  # noqa: E402
 
 STRIDE = 8
@@ -249,9 +248,11 @@ Sample = tuple[np.ndarray, list[tuple[float, float, int, float]]]  # img, (cx, c
 
 
 def load_real(data_dir: Path, keep_val: bool,
-              weights: dict[str, int] | None = None) -> list[Sample]:
-    """The dev photos (without the val part when ``keep_val``) with their labels; a set
-    named in ``weights`` is in the list that many times (drawn that much more often)."""
+              weights: dict[str, int] | None = None, fixes: Fixes | None = None) -> list[Sample]:
+    """The dev photos (without the val part when ``keep_val``) with their labels, the
+    ``fixes`` applied (``vision.dice.label_fixes.training_labels``: a photo with an
+    ignored die is left out); a set named in ``weights`` is in the list that many
+    times (drawn that much more often)."""
     out: list[Sample] = []
     for set_dir in list_sets(data_dir):
         for p in list_images(set_dir, "dev"):
@@ -261,8 +262,11 @@ def load_real(data_dir: Path, keep_val: bool,
             if img is None:
                 continue
             h, w = img.shape[:2]
+            labels = training_labels(set_dir.name, p, w, h, fixes)
+            if labels is None:
+                continue
             dice = []
-            for d in read_labels(label_path_for(p), w, h):
+            for d in labels:
                 x0, y0, x1, y1 = d.box
                 dice.append(((x0 + x1) / 2, (y0 + y1) / 2, d.value - 1,
                              max(x1 - x0, y1 - y0)))
@@ -593,6 +597,12 @@ def main() -> int:
     ap.add_argument("--set-weight", action="append", default=[], metavar="SET=N",
                     help="draw the photos of SET N times as often (repeatable)")
     ap.add_argument("--export-only", action="store_true", help="export an untrained net")
+    ap.add_argument("--label-fixes", type=Path, default=DEFAULT_FIXES, metavar="FILE",
+                    help="corrections to the photos' labels (default: the project's own, "
+                    "vision/dice/label_fixes.json; docs/dice.md, 'The labels, audited')")
+    ap.add_argument("--raw-labels", action="store_true",
+                    help="learn the labels as they are, without --label-fixes (as every "
+                    "model trained before 2026-12-07 was)")
     args = ap.parse_args()
     if args.stem_minutes > 0 and args.teacher is None:
         ap.error("--stem-minutes needs --teacher")
@@ -634,7 +644,8 @@ def main() -> int:
         return 0
     t0 = time.time()
     weights = {k: int(v) for k, v in (w.split("=") for w in args.set_weight)}
-    real = load_real(args.data, args.val, weights)
+    fixes = None if args.raw_labels else load_fixes(args.label_fixes)
+    real = load_real(args.data, args.val, weights, fixes)
     if args.restyle:
         restyled = restyled_photos(real, args.restyle, random.Random(args.seed + 5))
         print(f"restyled photos: {len(restyled)}", flush=True)

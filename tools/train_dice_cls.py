@@ -48,11 +48,10 @@ from vision.dice.contrast_view import contrast_view  # noqa: E402
 from vision.dice.data import (  # noqa: E402
     default_data_dir,
     is_val,
-    label_path_for,
     list_images,
     list_sets,
-    read_labels,
 )
+from vision.dice.label_fixes import DEFAULT_FIXES, Fixes, load_fixes, training_labels  # noqa: E402
 from vision.dice.pip_twins import Twin, pip_twin  # noqa: E402
 from vision.dice.reader import CLS_FACTOR, CLS_SIZE, DiceReader, face_crop  # noqa: E402
 from vision.dice.reading import VIEWS  # noqa: E402
@@ -114,12 +113,14 @@ def fold_of(set_name: str, image_name: str, folds: int) -> int:
 
 
 def load_photos(data_dir: Path, keep: str, fold: tuple[int, int] | None,
-                detector: Path | None) -> list[Photo]:
+                detector: Path | None, fixes: Fixes | None = None) -> list[Photo]:
     """The dev photos with their labels and the detector's proposals.
 
     ``keep`` is "train" (dev without the val part, or without fold K with
     ``fold`` = (K, N)), "val" (that part only) or "all" (every dev photo).
-    The held-out split is never read.
+    The labels are read with ``fixes`` applied (``vision.dice.label_fixes.
+    training_labels``: a photo with an ignored die is left out). The held-out
+    split is never read.
     """
     reader = DiceReader(detector) if detector is not None else DiceReader()
     reader.det_threshold = MINE_THRESHOLD
@@ -135,6 +136,9 @@ def load_photos(data_dir: Path, keep: str, fold: tuple[int, int] | None,
             if img is None:
                 continue
             h, w = img.shape[:2]
+            labels = training_labels(set_dir.name, p, w, h, fixes)
+            if labels is None:
+                continue
             cands = reader.candidates(img)
             props = [(c.cx, c.cy, c.size) for c in cands if c.score >= 0.4]
             # The close-up passes' proposals: what the reader proposes with them and not without.
@@ -142,7 +146,6 @@ def load_photos(data_dir: Path, keep: str, fold: tuple[int, int] | None,
             large = [(c.cx, c.cy, c.size) for c in reader.candidates(img)
                      if all(math.hypot(c.cx - q[0], c.cy - q[1]) > 0.3 * c.size for q in props)]
             reader.large_pass = False
-            labels = read_labels(label_path_for(p), w, h)
             dice = []
             for d in labels:
                 x0, y0, x1, y1 = d.box
@@ -643,6 +646,12 @@ def main() -> int:
     ap.add_argument("--cls-size", type=int, default=CLS_SIZE,
                     help="crop side in pixels, a multiple of 8 (default vision.dice.reader.CLS_SIZE); "
                     "a model trained so needs the same DiceReader(cls_size=...)")
+    ap.add_argument("--label-fixes", type=Path, default=DEFAULT_FIXES, metavar="FILE",
+                    help="corrections to the photos' labels (default: the project's own, "
+                    "vision/dice/label_fixes.json; docs/dice.md, 'The labels, audited')")
+    ap.add_argument("--raw-labels", action="store_true",
+                    help="learn the labels as they are, without --label-fixes (as every "
+                    "model trained before 2026-12-07 was)")
     args = ap.parse_args()
     if args.cls_size < 16 or args.cls_size % 8:
         ap.error("--cls-size must be a multiple of 8, at least 16")
@@ -657,10 +666,12 @@ def main() -> int:
     t0 = time.time()
     fold = tuple(int(v) for v in args.fold.split("/")) if args.fold else None
     held_out = args.val or fold is not None
-    photos = load_photos(args.data, "train" if held_out else "all", fold, args.detector)  # type: ignore[arg-type]
+    fixes = None if args.raw_labels else load_fixes(args.label_fixes)
+    photos = load_photos(args.data, "train" if held_out else "all", fold, args.detector,  # type: ignore[arg-type]
+                         fixes)
     if not photos:
         ap.error(f"no labelled dev photographs under {args.data} (see --data, PELOTON_DICE_DATA)")
-    val = load_photos(args.data, "val", fold, args.detector) if held_out else []  # type: ignore[arg-type]
+    val = load_photos(args.data, "val", fold, args.detector, fixes) if held_out else []  # type: ignore[arg-type]
     real = photo_items(photos, 3, args.zoom, rng)
     if args.pip_twins:
         twins = twin_items(photos, rng)

@@ -13,7 +13,14 @@ import pytest
 from companion.cli import main
 from vision.dice import DiceReader
 from vision.dice.data import LabelError, LabelledDie, default_data_dir, label_path_for, read_labels
-from vision.dice.label_fixes import DEFAULT_FIXES, apply_fixes, load_fixes
+from vision.dice.label_fixes import (
+    DEFAULT_FIXES,
+    apply_fixes,
+    labelled_photos,
+    load_fixes,
+    photo_labels,
+    training_labels,
+)
 from vision.dice.run import bench_set
 from vision.dice.synth import draw_die
 
@@ -134,6 +141,48 @@ def test_bench_scores_against_the_fixed_labels(tmp_path: Path,
     assert main(["bench", "dice", "--data", str(tmp_path / "data"), "--label-fixes",
                  str(tmp_path / "broken.json")]) == 2
     assert "not a readable JSON fix file" in capsys.readouterr().err
+
+
+def test_a_photos_labels_are_read_moved_and_fixed(tmp_path: Path) -> None:
+    """``photo_labels`` reads the label file for the frame's size, moves the boxes by
+    the offset, and applies the image's fixes (none given: the labels as they are);
+    ``labelled_photos`` does so for each decodable image of a split."""
+    set_dir = _one_die_set(tmp_path, "5 0.5 0.5 0.1 0.125\n")
+    image = set_dir / "images" / "a.png"
+    fixes = load_fixes(_fix_file(tmp_path, [
+        {"set": "mini", "image": "a", "die": 1, "was": 6, "value": 5, "why": "five pips"},
+        {"set": "mini", "image": "a", "add": [70, 370, 130, 430], "value": 2, "why": "no box"},
+        {"set": "other", "image": "a", "die": 1, "was": 1, "value": 2, "why": "another set"}]))
+    raw = photo_labels("mini", image, 640, 480, None)
+    assert [(d.value, d.box) for d in raw.dice] == [(6, (288.0, 210.0, 352.0, 270.0))]
+    assert (raw.ignore, raw.applied) == ([], 0)
+    fixed = photo_labels("mini", image, 1280, 960, fixes, scale=2.0, offset=(10.0, 20.0))
+    assert [(d.value, d.box) for d in fixed.dice] == [
+        (5, (586.0, 440.0, 714.0, 560.0)), (2, (150.0, 760.0, 270.0, 880.0))]
+    assert fixed.applied == 2
+    assert photo_labels("elsewhere", image, 640, 480, fixes).dice == raw.dice  # no fix for that set
+    (set_dir / "images" / "b.png").write_bytes(b"not an image")
+    photos = list(labelled_photos(set_dir, "all", fixes))
+    assert [(p.name, img.shape, [d.value for d in labels.dice]) for p, img, labels in photos] == [
+        ("a.png", (480, 640, 3), [5, 2])]
+    (set_dir / "labels" / "a.txt").write_text("9 0.5 0.5 0.1 0.1\n")
+    with pytest.raises(LabelError, match="a.txt"):
+        photo_labels("mini", image, 640, 480, fixes)
+
+
+def test_the_trainers_learn_fixed_labels_and_leave_out_photos_with_ignored_dice(
+        tmp_path: Path) -> None:
+    """``training_labels``: the fixed labels; a photo with a die to ignore is None (the
+    trainers leave it out rather than teach that die as background)."""
+    set_dir = _one_die_set(tmp_path, "5 0.5 0.5 0.1 0.125\n")
+    image = set_dir / "images" / "a.png"
+    relabel = {"set": "mini", "image": "a", "die": 1, "was": 6, "value": 5, "why": "five pips"}
+    assert [d.value for d in training_labels("mini", image, 640, 480, None) or []] == [6]
+    fixes = load_fixes(_fix_file(tmp_path, [relabel]))
+    assert [d.value for d in training_labels("mini", image, 640, 480, fixes) or []] == [5]
+    held = load_fixes(_fix_file(tmp_path, [
+        relabel, {"set": "mini", "image": "a", "ignore": [60, 360, 140, 440], "why": "in a hand"}]))
+    assert training_labels("mini", image, 640, 480, held) is None
 
 
 def test_the_projects_fixes_match_the_shared_labels() -> None:

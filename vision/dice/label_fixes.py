@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .data import LabelError, LabelledDie
+import cv2
+import numpy as np
+
+from .data import LabelError, LabelledDie, label_path_for, list_images, read_labels
 
 #: The fixes found for ``../shared/data/dice`` (docs/dice.md, "The labels, audited").
 DEFAULT_FIXES = Path(__file__).with_name("label_fixes.json")
@@ -44,6 +48,10 @@ class LabelFix:
     value: int | None = None
     add: Box | None = None
     ignore: Box | None = None
+
+
+#: The fixes of a fix file by (set, image stem), as :func:`load_fixes` returns them.
+Fixes = dict[tuple[str, str], list[LabelFix]]
 
 
 @dataclass(frozen=True)
@@ -97,7 +105,7 @@ def _fix(raw: object, where: str) -> LabelFix:
     return LabelFix(**base, ignore=_box(raw["ignore"], where))
 
 
-def load_fixes(path: Path) -> dict[tuple[str, str], list[LabelFix]]:
+def load_fixes(path: Path) -> Fixes:
     """The fixes of a fix file by (set, image stem); a file that is not one raises
     :class:`~vision.dice.data.LabelError` naming the file and the fix."""
     try:
@@ -107,7 +115,7 @@ def load_fixes(path: Path) -> dict[tuple[str, str], list[LabelFix]]:
     fixes = doc.get("fixes") if isinstance(doc, dict) else None
     if not isinstance(fixes, list):
         raise LabelError(f"{path}: want {{\"fixes\": [...]}}")
-    out: dict[tuple[str, str], list[LabelFix]] = {}
+    out: Fixes = {}
     for n, raw in enumerate(fixes, 1):
         fix = _fix(raw, f"{path}: fix {n}")
         out.setdefault((fix.set_name, fix.image), []).append(fix)
@@ -140,6 +148,48 @@ def apply_fixes(dice: list[LabelledDie], fixes: list[LabelFix], *, scale: float 
         elif f.ignore is not None:
             ignore.append(moved(f.ignore))
     return FixedLabels(out, ignore, len(fixes))
+
+
+def photo_labels(set_name: str, image: Path, width: int, height: int, fixes: Fixes | None,
+                 *, scale: float = 1.0, offset: tuple[float, float] = (0.0, 0.0)) -> FixedLabels:
+    """The labelled dice of one photo of a set: its label file read for a ``width`` x
+    ``height`` image (:func:`~vision.dice.data.read_labels`), moved by ``offset``, with
+    the image's fixes from ``fixes`` applied (none when ``fixes`` is None: the labels as
+    they are). ``scale`` and ``offset`` map the stored image's pixels to the frame's,
+    as in :func:`apply_fixes`. A label file or a fix that does not fit raises
+    :class:`~vision.dice.data.LabelError` naming the file."""
+    label_path = label_path_for(image)
+    ox, oy = offset
+    dice = [LabelledDie(d.value, (d.box[0] + ox, d.box[1] + oy, d.box[2] + ox, d.box[3] + oy))
+            for d in read_labels(label_path, width, height)]
+    if fixes is None:
+        return FixedLabels(dice, [], 0)
+    return apply_fixes(dice, fixes.get((set_name, image.stem), []), scale=scale, offset=offset,
+                       where=str(label_path))
+
+
+def labelled_photos(set_dir: Path, split: str,
+                    fixes: Fixes | None) -> Iterator[tuple[Path, np.ndarray, FixedLabels]]:
+    """Each image of one set in ``split`` (:func:`~vision.dice.data.list_images`) as
+    OpenCV loads it, with its labels and ``fixes`` (:func:`photo_labels`); images
+    OpenCV cannot decode are skipped. Readings inside a ``FixedLabels.ignore`` box
+    are neither right nor false."""
+    for path in list_images(set_dir, split):
+        img = cv2.imread(str(path))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        yield path, img, photo_labels(set_dir.name, path, w, h, fixes)
+
+
+def training_labels(set_name: str, image: Path, width: int, height: int,
+                    fixes: Fixes | None) -> list[LabelledDie] | None:
+    """The dice a trainer learns one photo by: :func:`photo_labels` with ``fixes``, or
+    None for a photo to leave out, one with a die that a fix says to ignore (a die
+    held in a hand): the trainers have no "learn nothing here" mask, and without one
+    they would teach that die as background or as "not a die"."""
+    fixed = photo_labels(set_name, image, width, height, fixes)
+    return None if fixed.ignore else fixed.dice
 
 
 def inside(box: Box, x: float, y: float) -> bool:

@@ -42,7 +42,7 @@ from vision.dice.data import (
     list_sets,
     read_labels,
 )
-from vision.dice.label_fixes import Box, LabelFix, apply_fixes, inside, load_fixes
+from vision.dice.label_fixes import Fixes, inside, load_fixes, photo_labels
 from vision.dice.reader import DiceReader, DieReading, default_reader
 from vision.dice.settle import Roll, RollSettler
 from vision.image_file import read_image
@@ -280,7 +280,7 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
               resize: tuple[int, int] | None = None,
               errors_dir: Path | None = None, known_size: bool = False,
               die_to: float | None = None, time_host: bool = False,
-              fixes: dict[tuple[str, str], list[LabelFix]] | None = None) -> SetScore:
+              fixes: Fixes | None = None) -> SetScore:
     """Score ``reader`` on the images of one set in ``split``.
 
     With ``resize`` = (w, h) every image is first made a frame of that size (to
@@ -316,14 +316,10 @@ def bench_set(set_dir: Path, split: str, reader: DiceReader,
         try:
             if die_to is not None:
                 img, k = shrink_to_die(img, read_labels(label_path_for(p), w, h), die_to)
-            truth = [LabelledDie(d.value, (d.box[0] + ox, d.box[1] + oy, d.box[2] + ox,
-                                           d.box[3] + oy))
-                     for d in read_labels(label_path_for(p), round(w * k), round(h * k))]
-            ignore: list[Box] = []
+            fixed = photo_labels(set_dir.name, p, round(w * k), round(h * k), fixes, scale=k,
+                                 offset=(ox, oy))
+            truth, ignore = fixed.dice, fixed.ignore
             if fixes is not None:
-                fixed = apply_fixes(truth, fixes.get((set_dir.name, p.stem), []), scale=k,
-                                    offset=(ox, oy), where=str(label_path_for(p)))
-                truth, ignore = fixed.dice, fixed.ignore
                 score.fixed = (score.fixed or 0) + fixed.applied
         except LabelError as exc:
             score.skipped.append(str(exc))
