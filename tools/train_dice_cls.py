@@ -16,7 +16,9 @@ or a group of dice. The weights are averaged (EMA) and the average exported.
 Folds: ``--fold K/N`` trains on all dev images but fold K of N (by a hash
 of the name) and, with ``--oof FILE``, saves the probabilities of fold K's
 dice in 8 views (``tools/eval_dice_oof.py`` reads them to choose the
-thresholds on out-of-fold predictions).
+thresholds on out-of-fold predictions). ``--drop-fold J`` leaves fold J out
+of training too, so that fold K is read by a model that learnt less of dev
+(a learning curve: how much more real photos buy).
 """
 
 from __future__ import annotations
@@ -113,11 +115,13 @@ def fold_of(set_name: str, image_name: str, folds: int) -> int:
 
 
 def load_photos(data_dir: Path, keep: str, fold: tuple[int, int] | None,
-                detector: Path | None, fixes: Fixes | None = None) -> list[Photo]:
+                detector: Path | None, fixes: Fixes | None = None,
+                drop: frozenset[int] = frozenset()) -> list[Photo]:
     """The dev photos with their labels and the detector's proposals.
 
     ``keep`` is "train" (dev without the val part, or without fold K with
-    ``fold`` = (K, N)), "val" (that part only) or "all" (every dev photo).
+    ``fold`` = (K, N), and then without the folds in ``drop`` too: a training
+    set of a chosen share of dev), "val" (that part only) or "all" (every dev photo).
     The labels are read with ``fixes`` applied (``vision.dice.label_fixes.
     training_labels``: a photo with an ignored die is left out). The held-out
     split is never read.
@@ -131,6 +135,8 @@ def load_photos(data_dir: Path, keep: str, fold: tuple[int, int] | None,
             held = (fold_of(set_dir.name, p.name, fold[1]) == fold[0] if fold
                     else is_val(set_dir.name, p.name))
             if keep != "all" and (keep == "val") != held:
+                continue
+            if keep == "train" and fold and fold_of(set_dir.name, p.name, fold[1]) in drop:
                 continue
             img = cv2.imread(str(p))
             if img is None:
@@ -616,6 +622,9 @@ def main() -> int:
     split.add_argument("--val", action="store_true", help="keep the val part of dev out")
     split.add_argument("--fold", type=str, default=None, metavar="K/N",
                        help="keep fold K of N of dev out (see --oof)")
+    ap.add_argument("--drop-fold", type=int, action="append", default=[], metavar="J",
+                    help="with --fold K/N, train without fold J too (repeatable): the same "
+                    "fold K read by a model that learnt a smaller share of dev (a learning curve)")
     ap.add_argument("--oof", type=Path, default=None,
                     help="save the held-back part's probabilities (8 views) to this .npz")
     ap.add_argument("--init", type=Path, default=None, help="warm start from a .pt")
@@ -665,10 +674,13 @@ def main() -> int:
     cv2.setNumThreads(1)
     t0 = time.time()
     fold = tuple(int(v) for v in args.fold.split("/")) if args.fold else None
+    if args.drop_fold and (fold is None or any(j == fold[0] or not 0 <= j < fold[1]
+                                               for j in args.drop_fold)):
+        ap.error("--drop-fold J needs --fold K/N, with J another fold of the N")
     held_out = args.val or fold is not None
     fixes = None if args.raw_labels else load_fixes(args.label_fixes)
     photos = load_photos(args.data, "train" if held_out else "all", fold, args.detector,  # type: ignore[arg-type]
-                         fixes)
+                         fixes, frozenset(args.drop_fold))
     if not photos:
         ap.error(f"no labelled dev photographs under {args.data} (see --data, PELOTON_DICE_DATA)")
     val = load_photos(args.data, "val", fold, args.detector, fixes) if held_out else []  # type: ignore[arg-type]
