@@ -25,7 +25,7 @@ from vision.dice.data import (  # noqa: E402
     default_data_dir,
     list_sets,
 )
-from vision.dice.label_fixes import DEFAULT_FIXES, inside, labelled_photos, load_fixes  # noqa: E402
+from vision.dice.label_fixes import add_label_fix_args, fixes_from_args, inside, labelled_photos  # noqa: E402
 from vision.dice.reader import Candidate, DiceReader  # noqa: E402
 from vision.dice.run import match  # noqa: E402
 
@@ -47,13 +47,9 @@ def main() -> int:
                     help="DiceReader.confirm_threshold, the second look's (above 1: off)")
     ap.add_argument("--crop-factor", type=float, default=None,
                     help="the classifier's crop side in die sizes (as it was trained)")
-    ap.add_argument("--label-fixes", type=Path, default=DEFAULT_FIXES, metavar="FILE",
-                    help="score against the labels this fix file corrects (default: the "
-                    "project's own, vision/dice/label_fixes.json, as bench dice --label-fixes)")
-    ap.add_argument("--raw-labels", action="store_true",
-                    help="score against the labels as they are (the figures before 2026-12-07)")
+    add_label_fix_args(ap, learn=False)
     args = ap.parse_args()
-    fixes = None if args.raw_labels else load_fixes(args.label_fixes)
+    fixes = fixes_from_args(args)
     cv2.setNumThreads(1)
     reader = DiceReader(args.model, args.cls_model, cls_size=args.cls_size)
     if args.crop_factor is not None:

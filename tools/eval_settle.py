@@ -31,7 +31,7 @@ from vision.dice.data import (  # noqa: E402
     default_data_dir,
     list_sets,
 )
-from vision.dice.label_fixes import DEFAULT_FIXES, Box, inside, labelled_photos, load_fixes  # noqa: E402
+from vision.dice.label_fixes import Box, add_label_fix_args, fixes_from_args, inside, labelled_photos  # noqa: E402
 from vision.dice.reader import DiceReader, DieReading  # noqa: E402
 from vision.dice.run import match  # noqa: E402
 from vision.dice.settle import RollSettler  # noqa: E402
@@ -82,13 +82,9 @@ def main() -> int:
     ap.add_argument("--angles", type=float, nargs="+", default=[0, 22.5, 45, 67.5, 90, 120])
     ap.add_argument("--noise", type=float, default=2.0, help="sensor noise sigma per frame")
     ap.add_argument("--model", type=Path, default=None, help="classifier ONNX to use")
-    ap.add_argument("--label-fixes", type=Path, default=DEFAULT_FIXES, metavar="FILE",
-                    help="score against the labels this fix file corrects (default: the "
-                    "project's own, vision/dice/label_fixes.json, as bench dice --label-fixes)")
-    ap.add_argument("--raw-labels", action="store_true",
-                    help="score against the labels as they are (the figures before 2026-12-07)")
+    add_label_fix_args(ap, learn=False)
     args = ap.parse_args()
-    fixes = None if args.raw_labels else load_fixes(args.label_fixes)
+    fixes = fixes_from_args(args)
     cv2.setNumThreads(1)
     reader = DiceReader(cls_model_path=args.model) if args.model else DiceReader()
     rng = np.random.default_rng(0)

@@ -43,7 +43,7 @@ from vision.dice.data import (  # noqa: E402
     list_images,
     list_sets,
 )
-from vision.dice.label_fixes import DEFAULT_FIXES, Fixes, load_fixes, training_labels  # noqa: E402
+from vision.dice.label_fixes import Fixes, add_label_fix_args, fixes_from_args, training_labels  # noqa: E402
 from vision.dice.restyle import restyled_twin  # noqa: E402
 
 STRIDE = 8
@@ -597,12 +597,7 @@ def main() -> int:
     ap.add_argument("--set-weight", action="append", default=[], metavar="SET=N",
                     help="draw the photos of SET N times as often (repeatable)")
     ap.add_argument("--export-only", action="store_true", help="export an untrained net")
-    ap.add_argument("--label-fixes", type=Path, default=DEFAULT_FIXES, metavar="FILE",
-                    help="corrections to the photos' labels (default: the project's own, "
-                    "vision/dice/label_fixes.json; docs/dice.md, 'The labels, audited')")
-    ap.add_argument("--raw-labels", action="store_true",
-                    help="learn the labels as they are, without --label-fixes (as every "
-                    "model trained before 2026-12-07 was)")
+    add_label_fix_args(ap, learn=True)
     args = ap.parse_args()
     if args.stem_minutes > 0 and args.teacher is None:
         ap.error("--stem-minutes needs --teacher")
@@ -644,7 +639,7 @@ def main() -> int:
         return 0
     t0 = time.time()
     weights = {k: int(v) for k, v in (w.split("=") for w in args.set_weight)}
-    fixes = None if args.raw_labels else load_fixes(args.label_fixes)
+    fixes = fixes_from_args(args)
     real = load_real(args.data, args.val, weights, fixes)
     if args.restyle:
         restyled = restyled_photos(real, args.restyle, random.Random(args.seed + 5))

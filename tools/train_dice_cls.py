@@ -53,7 +53,7 @@ from vision.dice.data import (  # noqa: E402
     list_images,
     list_sets,
 )
-from vision.dice.label_fixes import DEFAULT_FIXES, Fixes, load_fixes, training_labels  # noqa: E402
+from vision.dice.label_fixes import Fixes, add_label_fix_args, fixes_from_args, training_labels  # noqa: E402
 from vision.dice.pip_twins import Twin, pip_twin  # noqa: E402
 from vision.dice.reader import CLS_FACTOR, CLS_SIZE, DiceReader, face_crop  # noqa: E402
 from vision.dice.reading import VIEWS  # noqa: E402
@@ -132,11 +132,11 @@ def load_photos(data_dir: Path, keep: str, fold: tuple[int, int] | None,
     out: list[Photo] = []
     for set_dir in list_sets(data_dir):
         for p in list_images(set_dir, "dev"):
-            held = (fold_of(set_dir.name, p.name, fold[1]) == fold[0] if fold
-                    else is_val(set_dir.name, p.name))
+            in_fold = fold_of(set_dir.name, p.name, fold[1]) if fold else None
+            held = in_fold == fold[0] if fold else is_val(set_dir.name, p.name)
             if keep != "all" and (keep == "val") != held:
                 continue
-            if keep == "train" and fold and fold_of(set_dir.name, p.name, fold[1]) in drop:
+            if keep == "train" and in_fold in drop:
                 continue
             img = cv2.imread(str(p))
             if img is None:
@@ -655,12 +655,7 @@ def main() -> int:
     ap.add_argument("--cls-size", type=int, default=CLS_SIZE,
                     help="crop side in pixels, a multiple of 8 (default vision.dice.reader.CLS_SIZE); "
                     "a model trained so needs the same DiceReader(cls_size=...)")
-    ap.add_argument("--label-fixes", type=Path, default=DEFAULT_FIXES, metavar="FILE",
-                    help="corrections to the photos' labels (default: the project's own, "
-                    "vision/dice/label_fixes.json; docs/dice.md, 'The labels, audited')")
-    ap.add_argument("--raw-labels", action="store_true",
-                    help="learn the labels as they are, without --label-fixes (as every "
-                    "model trained before 2026-12-07 was)")
+    add_label_fix_args(ap, learn=True)
     args = ap.parse_args()
     if args.cls_size < 16 or args.cls_size % 8:
         ap.error("--cls-size must be a multiple of 8, at least 16")
@@ -678,7 +673,7 @@ def main() -> int:
                                                for j in args.drop_fold)):
         ap.error("--drop-fold J needs --fold K/N, with J another fold of the N")
     held_out = args.val or fold is not None
-    fixes = None if args.raw_labels else load_fixes(args.label_fixes)
+    fixes = fixes_from_args(args)
     photos = load_photos(args.data, "train" if held_out else "all", fold, args.detector,  # type: ignore[arg-type]
                          fixes, frozenset(args.drop_fold))
     if not photos:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
-import numpy as np
 import pytest
 
-from vision.dice.data import LabelError, LabelledDie, is_val, labelled_images, list_images, read_labels
+from vision.dice.data import LabelError, LabelledDie, is_val, list_images, read_labels
 
 
 def _labels(tmp_path: Path, text: str | bytes) -> Path:
@@ -76,19 +74,3 @@ def test_splits_partition_the_images(tmp_path: Path) -> None:
     assert val == [p for p in dev if is_val("s", p.name)]
     with pytest.raises(ValueError, match="unknown split"):
         list_images(set_dir, "train")
-
-
-def test_labelled_images_decode_and_label_each_image(tmp_path: Path) -> None:
-    """Each image with its dice in pixels of that image; one OpenCV cannot decode is skipped."""
-    set_dir = tmp_path / "s"
-    (set_dir / "images").mkdir(parents=True)
-    (set_dir / "labels").mkdir()
-    cv2.imwrite(str(set_dir / "images" / "a.png"), np.zeros((40, 80, 3), np.uint8))
-    (set_dir / "labels" / "a.txt").write_text("2 0.5 0.5 0.25 0.5\n")
-    cv2.imwrite(str(set_dir / "images" / "b.png"), np.zeros((10, 10, 3), np.uint8))  # no labels
-    (set_dir / "images" / "c.jpg").write_bytes(b"not a jpeg")
-    got = list(labelled_images(set_dir))
-    assert [p.name for p, _, _ in got] == ["a.png", "b.png"]
-    assert got[0][1].shape == (40, 80, 3)
-    assert got[0][2] == [LabelledDie(3, (30.0, 10.0, 50.0, 30.0))]
-    assert got[1][2] == []

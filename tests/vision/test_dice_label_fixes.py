@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -15,7 +16,9 @@ from vision.dice import DiceReader
 from vision.dice.data import LabelError, LabelledDie, default_data_dir, label_path_for, read_labels
 from vision.dice.label_fixes import (
     DEFAULT_FIXES,
+    add_label_fix_args,
     apply_fixes,
+    fixes_from_args,
     labelled_photos,
     load_fixes,
     photo_labels,
@@ -168,6 +171,40 @@ def test_a_photos_labels_are_read_moved_and_fixed(tmp_path: Path) -> None:
     (set_dir / "labels" / "a.txt").write_text("9 0.5 0.5 0.1 0.1\n")
     with pytest.raises(LabelError, match="a.txt"):
         photo_labels("mini", image, 640, 480, fixes)
+
+
+def test_labelled_photos_without_fixes_are_the_labels_as_they_are(tmp_path: Path) -> None:
+    """Each image with its dice in pixels of that image; an image without a label
+    file has no dice, and one OpenCV cannot decode is skipped."""
+    set_dir = tmp_path / "s"
+    (set_dir / "images").mkdir(parents=True)
+    (set_dir / "labels").mkdir()
+    cv2.imwrite(str(set_dir / "images" / "a.png"), np.zeros((40, 80, 3), np.uint8))
+    (set_dir / "labels" / "a.txt").write_text("2 0.5 0.5 0.25 0.5\n")
+    cv2.imwrite(str(set_dir / "images" / "b.png"), np.zeros((10, 10, 3), np.uint8))  # no labels
+    (set_dir / "images" / "c.jpg").write_bytes(b"not a jpeg")
+    got = list(labelled_photos(set_dir, "all", None))
+    assert [p.name for p, _, _ in got] == ["a.png", "b.png"]
+    assert got[0][1].shape == (40, 80, 3)
+    assert got[0][2].dice == [LabelledDie(3, (30.0, 10.0, 50.0, 30.0))]
+    assert (got[0][2].ignore, got[0][2].applied) == ([], 0)
+    assert got[1][2].dice == []
+
+
+@pytest.mark.parametrize("learn", [True, False])
+def test_the_tools_label_fix_arguments(tmp_path: Path, learn: bool) -> None:
+    """The trainers' and tuning tools' ``--label-fixes FILE`` / ``--raw-labels``: the
+    project's fixes by default, another file's, or none."""
+    ap = argparse.ArgumentParser()
+    add_label_fix_args(ap, learn=learn)
+    assert fixes_from_args(ap.parse_args([])) == load_fixes(DEFAULT_FIXES)
+    assert fixes_from_args(ap.parse_args(["--raw-labels"])) is None
+    other = _fix_file(tmp_path, [{"set": "s", "image": "a", "ignore": [0, 0, 5, 5], "why": "a hand"}])
+    assert list(fixes_from_args(ap.parse_args(["--label-fixes", str(other)]))) == [("s", "a")]
+    (tmp_path / "broken.json").write_text("[")
+    with pytest.raises(LabelError, match="broken.json"):
+        fixes_from_args(ap.parse_args(["--label-fixes", str(tmp_path / "broken.json")]))
+    assert ("learn" in ap.format_help()) == learn
 
 
 def test_the_trainers_learn_fixed_labels_and_leave_out_photos_with_ignored_dice(

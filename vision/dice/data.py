@@ -13,11 +13,9 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 #: ``val`` is the part of dev that ``is_val`` picks: tuned on, not trained on with ``--val``.
@@ -143,17 +141,6 @@ def labelled_die_px(truth: list[LabelledDie]) -> float | None:
 def label_path_for(image_path: Path) -> Path:
     """``SET/labels/NAME.txt`` for ``SET/images/NAME.jpg``."""
     return image_path.parent.parent / "labels" / (image_path.stem + ".txt")
-
-
-def labelled_images(set_dir: Path, split: str = "all") -> Iterator[tuple[Path, np.ndarray, list[LabelledDie]]]:
-    """Each image of one set in ``split`` (:func:`list_images`) decoded as OpenCV loads it,
-    with its labelled dice; images OpenCV cannot decode are skipped."""
-    for path in list_images(set_dir, split):
-        img = cv2.imread(str(path))
-        if img is None:
-            continue
-        h, w = img.shape[:2]
-        yield path, img, read_labels(label_path_for(path), w, h)
 
 
 def closest_first(candidates: list[tuple[float, int, int]]) -> list[tuple[int, int]]:

@@ -19,6 +19,7 @@ A fix file is JSON: ``{"fixes": [FIX, ...]}``, each FIX naming its ``set``,
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 from collections.abc import Iterator
@@ -195,3 +196,27 @@ def training_labels(set_name: str, image: Path, width: int, height: int,
 def inside(box: Box, x: float, y: float) -> bool:
     """Whether (x, y) lies in ``box`` (edges included)."""
     return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def add_label_fix_args(parser: argparse.ArgumentParser, *, learn: bool) -> None:
+    """Add ``--label-fixes FILE`` and ``--raw-labels`` to a tool's ``parser``: the fix
+    file to apply (default :data:`DEFAULT_FIXES`), or none. ``learn`` says whether the
+    tool learns the labels (a trainer) or scores against them (a tuning tool)."""
+    if learn:
+        fixes_help = ("corrections to the photos' labels (default: the project's own, "
+                      "vision/dice/label_fixes.json; docs/dice.md, 'The labels, audited')")
+        raw_help = ("learn the labels as they are, without --label-fixes (as every "
+                    "model trained before 2026-12-07 was)")
+    else:
+        fixes_help = ("score against the labels this fix file corrects (default: the project's "
+                      "own, vision/dice/label_fixes.json, as bench dice --label-fixes)")
+        raw_help = "score against the labels as they are (the figures before 2026-12-07)"
+    parser.add_argument("--label-fixes", type=Path, default=DEFAULT_FIXES, metavar="FILE",
+                        help=fixes_help)
+    parser.add_argument("--raw-labels", action="store_true", help=raw_help)
+
+
+def fixes_from_args(args: argparse.Namespace) -> Fixes | None:
+    """The fixes the arguments of :func:`add_label_fix_args` ask for: None with
+    ``--raw-labels``, else those of ``--label-fixes`` (:func:`load_fixes`)."""
+    return None if args.raw_labels else load_fixes(args.label_fixes)
